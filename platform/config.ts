@@ -1,0 +1,107 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { deriveApiKeys, type ApiKeys } from "./keys.ts";
+
+/** The project root (the folder holding package.json and supabase/). */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * A stack profile. `dev` is what `npm start` runs on the Supabase CLI's ports; `test` is the
+ * isolated stack `npm test` brings up on its own ports and data folder, so a developer's running
+ * stack is never touched.
+ */
+export type ProfileName = "dev" | "test";
+
+/** Ports of one stack. Only the gateway, Postgres and mail are public; the rest are internal hops. */
+export interface Ports {
+  gateway: number;
+  db: number;
+  mail: number;
+  postgrest: number;
+  postgrestAdmin: number;
+  functions: number;
+}
+
+const PORTS: Record<ProfileName, Ports> = {
+  dev: { gateway: 54321, db: 54322, mail: 54324, postgrest: 54330, postgrestAdmin: 54332, functions: 54331 },
+  test: { gateway: 55321, db: 55322, mail: 55324, postgrest: 55330, postgrestAdmin: 55332, functions: 55331 },
+};
+
+/** Everything a platform process needs to know about the stack it belongs to. */
+export interface StackConfig extends ApiKeys {
+  profile: ProfileName;
+  ports: Ports;
+  /** Ignored folder holding this profile's cluster, logs, stored files and caught mail. */
+  runtimeDir: string;
+  pgDataDir: string;
+  logDir: string;
+  storageDir: string;
+  mailDir: string;
+  stateFile: string;
+  /** Public URL of the gateway, as clients and `SUPABASE_URL` see it. */
+  apiUrl: string;
+  /** Connection string for the `postgres` role, as `supabase status` prints it. */
+  dbUrl: string;
+  /** Superuser connection string, used only by the platform's own bootstrap. */
+  adminDbUrl: string;
+  /** Issuer of user access tokens, as the CLI sets it. */
+  jwtIssuer: string;
+}
+
+/** The database password every local Supabase stack uses. */
+export const LOCAL_DB_PASSWORD = "postgres";
+
+/** Builds the configuration of a profile; `ORBITA_PROFILE` selects it in child processes. */
+export function loadConfig(profile: ProfileName = currentProfile()): StackConfig {
+  const slot = testSlot(profile);
+  const ports = Object.fromEntries(Object.entries(PORTS[profile]).map(([name, port]) => [name, port + slot * 100])) as unknown as Ports;
+  const runtimeDir = join(PROJECT_ROOT, ".orbita", slot === 0 ? profile : `${profile}-${slot}`);
+  const keys = deriveApiKeys(process.env.SUPABASE_JWT_SECRET || undefined);
+  const apiUrl = `http://127.0.0.1:${ports.gateway}`;
+  return {
+    ...keys,
+    profile,
+    ports,
+    runtimeDir,
+    pgDataDir: join(runtimeDir, "pgdata"),
+    logDir: join(runtimeDir, "logs"),
+    storageDir: join(runtimeDir, "storage"),
+    mailDir: join(runtimeDir, "mail"),
+    stateFile: join(runtimeDir, "state.json"),
+    apiUrl,
+    dbUrl: `postgresql://postgres:${LOCAL_DB_PASSWORD}@127.0.0.1:${ports.db}/postgres`,
+    adminDbUrl: `postgresql://supabase_admin:${LOCAL_DB_PASSWORD}@127.0.0.1:${ports.db}/postgres`,
+    jwtIssuer: `${apiUrl}/auth/v1`,
+  };
+}
+
+/**
+ * ORBITA_TEST_SLOT=N (1-9) shifts a test stack's ports by N×100 and gives it its own folder, so
+ * several test runs can proceed side by side on one machine.
+ */
+function testSlot(profile: ProfileName): number {
+  if (profile !== "test") return 0;
+  const slot = Number(process.env.ORBITA_TEST_SLOT ?? 0);
+  if (!Number.isInteger(slot) || slot < 0 || slot > 9) throw new Error("ORBITA_TEST_SLOT must be an integer from 0 to 9");
+  return slot;
+}
+
+/** The profile this process runs under. */
+export function currentProfile(): ProfileName {
+  const value = process.env.ORBITA_PROFILE;
+  if (value === undefined || value === "dev" || value === "test") return value ?? "dev";
+  throw new Error(`ORBITA_PROFILE must be "dev" or "test", got "${value}"`);
+}
+
+/** Reads `supabase/functions/.env` (KEY=VALUE lines) when it exists, as the CLI does for functions. */
+export function readFunctionsEnvFile(): Record<string, string> {
+  const file = join(PROJECT_ROOT, "supabase", "functions", ".env");
+  if (!existsSync(file)) return {};
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
+    if (match) env[match[1]] = match[2].replace(/^(['"])(.*)\1$/, "$2");
+  }
+  return env;
+}
