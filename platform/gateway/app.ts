@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import type { StackConfig } from "../config.ts";
+import type { FetchHandler } from "../http.ts";
+import { upstreamError, type Upstream } from "./error-shapes.ts";
+import { verifiedClaims } from "./jwt.ts";
+import { translateAuthorization } from "./key-translation.ts";
+import { RateLimiter, type LimitedRoute } from "./rate-limit.ts";
+
+/** Largest request body the gateway accepts for each service, in bytes. */
+export const BODY_LIMITS: Record<Upstream, number> = {
+  rest: 10 * 1024 * 1024,
+  auth: 1024 * 1024,
+  storage: 50 * 1024 * 1024,
+  functions: 20 * 1024 * 1024,
+};
+
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+  "access-control-allow-headers":
+    "authorization, x-client-info, apikey, content-type, content-profile, accept-profile, prefer, range, x-upsert, x-retry-count, x-supabase-api-version, x-execution-mode, x-api-key, x-service-secret, cache-control, traceparent, tracestate, baggage",
+  "access-control-expose-headers":
+    "content-range, range, content-location, preference-applied, location, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, sb-request-id, x-request-id",
+  "access-control-max-age": "86400",
+};
+
+/** Headers that describe one hop and must not be forwarded. */
+const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length"];
+
+/** Where the gateway sends requests: in-process services or proxied local ports. */
+export interface GatewayTargets {
+  auth: FetchHandler;
+  storage: FetchHandler;
+  /** Base URL of PostgREST, e.g. http://127.0.0.1:54330. */
+  restUrl: string;
+  /** Base URL of the edge-functions host. */
+  functionsUrl: string;
+}
+
+interface Route {
+  upstream: Upstream;
+  /** Path the upstream sees (prefix stripped). */
+  path: string;
+  /** Whether Kong rewrites Authorization on this route. */
+  translateKeys: boolean;
+}
+
+function route(pathname: string): Route | null {
+  const prefixes: [string, Upstream][] = [["/rest/v1", "rest"], ["/auth/v1", "auth"], ["/storage/v1", "storage"], ["/functions/v1", "functions"]];
+  for (const [prefix, upstream] of prefixes) {
+    if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
+      const path = pathname.slice(prefix.length) || "/";
+      // GoTrue's browser redirects carry no API key, and Kong forwards them untouched.
+      const translateKeys = !(upstream === "auth" && /^\/(verify|callback|authorize)\b/.test(path));
+      return { upstream, path, translateKeys };
+    }
+  }
+  // The specs' root paths (/api/...) are the `api` edge function's, as on a custom domain.
+  if (pathname === "/api" || pathname.startsWith("/api/")) return { upstream: "functions", path: pathname, translateKeys: true };
+  return null;
+}
+
+/** Reads a request body up to `limit` bytes; null when it is larger. */
+async function readBody(request: Request, limit: number): Promise<Uint8Array | null | undefined> {
+  if (request.method === "GET" || request.method === "HEAD" || !request.body) return undefined;
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function withHeaders(response: Response, extra: Record<string, string>): Response {
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(extra)) if (!headers.has(name)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * The caller's address: the TCP peer, or the first X-Forwarded-For entry when the peer is on
+ * loopback (a reverse proxy on this machine, or a test client speaking for a simulated user).
+ */
+export function clientAddressOf(request: Request, peer: string): string {
+  const loopback = peer === "::1" || peer.startsWith("127.") || peer.startsWith("::ffff:127.");
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  return loopback && forwarded ? forwarded : peer;
+}
+
+/**
+ * The local API gateway: what Kong does for `supabase start` on port 54321. Routes by prefix,
+ * translates API keys into JWTs, answers CORS, tags requests with an id, caps body sizes and
+ * enforces the per-minute rate limits of decisions.md (data API 200, auth 60, functions 500).
+ */
+export function createGateway(config: StackConfig, targets: GatewayTargets, limiter = new RateLimiter()): (request: Request, peer: string) => Promise<Response> {
+  return async (request, peer) => {
+    const clientAddress = clientAddressOf(request, peer);
+    const requestId = request.headers.get("x-request-id") ?? randomUUID();
+    const tags = { ...CORS_HEADERS, "sb-request-id": requestId, "x-request-id": requestId };
+    const url = new URL(request.url);
+    const target = route(url.pathname);
+    if (!target) {
+      return withHeaders(Response.json({ message: "no Route matched with those values" }, { status: 404 }), tags);
+    }
+    if (request.method === "OPTIONS") return new Response(null, { status: 200, headers: tags });
+
+    const authorization = target.translateKeys ? translateAuthorization(request.headers, config) : request.headers.get("authorization");
+    if (target.upstream !== "storage") {
+      const claims = verifiedClaims(authorization, config.jwtSecret);
+      const caller = typeof claims?.sub === "string" ? `sub:${claims.sub}` : `ip:${clientAddress}`;
+      const decision = limiter.hit(target.upstream as LimitedRoute, caller);
+      if (!decision.allowed) {
+        const code = target.upstream === "auth" ? "over_request_rate_limit" : "rate_limit_exceeded";
+        const message = target.upstream === "auth" ? "Request rate limit reached" : `Rate limit exceeded: ${decision.limit} requests per minute`;
+        return withHeaders(upstreamError(target.upstream, 429, code, message, { "retry-after": String(decision.resetSeconds) }), tags);
+      }
+    }
+
+    const body = await readBody(request, BODY_LIMITS[target.upstream]);
+    if (body === null) {
+      const limitMiB = BODY_LIMITS[target.upstream] / (1024 * 1024);
+      return withHeaders(upstreamError(target.upstream, 413, "payload_too_large", `Request body exceeds the ${limitMiB} MiB limit`), tags);
+    }
+
+    const headers = new Headers(request.headers);
+    for (const name of HOP_BY_HOP) headers.delete(name);
+    if (authorization === null) headers.delete("authorization");
+    else headers.set("authorization", authorization);
+    // fetch would decompress a gzip answer but keep its content-encoding header; ask for none.
+    headers.set("accept-encoding", "identity");
+    headers.set("x-request-id", requestId);
+    headers.set("x-forwarded-for", clientAddress);
+    headers.set("x-forwarded-host", url.host);
+    headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
+    const upstreamUrl = `${target.path}${url.search}`;
+    const init: RequestInit & { duplex?: "half" } = { method: request.method, headers, body, redirect: "manual" };
+
+    let response: Response;
+    try {
+      switch (target.upstream) {
+        case "auth":
+          response = await targets.auth(new Request(`http://auth${upstreamUrl}`, init));
+          break;
+        case "storage":
+          response = await targets.storage(new Request(`http://storage${upstreamUrl}`, init));
+          break;
+        case "rest":
+          response = await fetch(`${targets.restUrl}${upstreamUrl}`, init);
+          break;
+        case "functions":
+          response = await fetch(`${targets.functionsUrl}${upstreamUrl}`, init);
+          break;
+      }
+    } catch {
+      return withHeaders(upstreamError(target.upstream, 502, "upstream_unavailable", `The ${target.upstream} service is not reachable`), tags);
+    }
+    return withHeaders(response, tags);
+  };
+}

@@ -1,0 +1,16 @@
+/** The service behind a gateway route; each answers errors in its own platform shape. */
+export type Upstream = "rest" | "auth" | "storage" | "functions";
+
+/** A JSON error response in the shape clients of that service (postgrest-js, auth-js, storage-js, functions-js) read. */
+export function upstreamError(upstream: Upstream, status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  const bodies: Record<Upstream, unknown> = {
+    rest: { code, message, details: null, hint: null },
+    auth: { code, message },
+    storage: { statusCode: String(status), error: code, message },
+    functions: { code, message },
+  };
+  return new Response(JSON.stringify(bodies[upstream]), {
+    status,
+    headers: { "content-type": "application/json", ...(upstream === "auth" ? { "x-sb-error-code": code } : {}), ...headers },
+  });
+}

@@ -1,0 +1,46 @@
+import { serve, type ServerType } from "@hono/node-server";
+import type { IncomingMessage } from "node:http";
+import { createAuthService } from "./auth/app.ts";
+import { loadConfig } from "./config.ts";
+import { createGateway } from "./gateway/app.ts";
+import { createMailService } from "./mail/app.ts";
+import { createStorageService } from "./storage/app.ts";
+import { startQueueWorkers } from "./workers/queue-workers.ts";
+
+/**
+ * The platform server process: the gateway (with auth and storage in-process), the mail catcher
+ * and the queue workers. PostgREST and the functions host run as their own processes.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const auth = createAuthService(config);
+  const storage = createStorageService(config);
+  const mail = createMailService(config);
+  const gateway = createGateway(config, {
+    auth: auth.fetch,
+    storage: storage.fetch,
+    restUrl: `http://127.0.0.1:${config.ports.postgrest}`,
+    functionsUrl: `http://127.0.0.1:${config.ports.functions}`,
+  });
+
+  const servers: ServerType[] = [
+    serve({
+      hostname: "127.0.0.1",
+      port: config.ports.gateway,
+      fetch: (request: Request, env: { incoming: IncomingMessage }) => gateway(request, env.incoming.socket.remoteAddress ?? "unknown"),
+    }),
+    serve({ hostname: "127.0.0.1", port: config.ports.mail, fetch: mail.fetch }),
+  ];
+  const workers = startQueueWorkers(config);
+
+  const shutdown = async () => {
+    await workers.stop();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await Promise.all([auth.close(), storage.close(), mail.close()]);
+    process.exit(0);
+  };
+  process.once("SIGTERM", shutdown);
+  process.once("SIGINT", shutdown);
+}
+
+await main();

@@ -1,0 +1,39 @@
+import type { StackConfig } from "./config.ts";
+
+/** The variables `supabase status -o env` prints, with this stack's values. */
+export function statusVariables(config: StackConfig): Record<string, string> {
+  return {
+    API_URL: config.apiUrl,
+    REST_URL: `${config.apiUrl}/rest/v1`,
+    GRAPHQL_URL: `${config.apiUrl}/graphql/v1`,
+    FUNCTIONS_URL: `${config.apiUrl}/functions/v1`,
+    STORAGE_URL: `${config.apiUrl}/storage/v1`,
+    DB_URL: config.dbUrl,
+    MAILPIT_URL: `http://127.0.0.1:${config.ports.mail}`,
+    PUBLISHABLE_KEY: config.publishableKey,
+    SECRET_KEY: config.secretKey,
+    JWT_SECRET: config.jwtSecret,
+    ANON_KEY: config.anonKey,
+    SERVICE_ROLE_KEY: config.serviceRoleKey,
+  };
+}
+
+/** The block `supabase start` prints: where everything is and which keys to use. */
+export function formatSummary(config: StackConfig): string {
+  const vars = statusVariables(config);
+  const rows: [string, string][] = [
+    ["API URL", vars.API_URL],
+    ["REST URL", vars.REST_URL],
+    ["Functions URL", vars.FUNCTIONS_URL],
+    ["Storage URL", vars.STORAGE_URL],
+    ["DB URL", vars.DB_URL],
+    ["Mail URL", vars.MAILPIT_URL],
+    ["Publishable key", vars.PUBLISHABLE_KEY],
+    ["Secret key", vars.SECRET_KEY],
+    ["anon key", vars.ANON_KEY],
+    ["service_role key", vars.SERVICE_ROLE_KEY],
+    ["JWT secret", vars.JWT_SECRET],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padStart(width)}: ${value}`).join("\n");
+}
