@@ -9,9 +9,9 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..
 /**
  * A stack profile. `dev` is what `npm start` runs on the Supabase CLI's ports; `test` is the
  * isolated stack `npm test` brings up on its own ports and data folder, so a developer's running
- * stack is never touched.
+ * stack is never touched. `bench` is the stack `npm run bench` fills with generated data.
  */
-export type ProfileName = "dev" | "test";
+export type ProfileName = "dev" | "test" | "bench";
 
 /** Ports of one stack. Only the gateway, Postgres and mail are public; the rest are internal hops. */
 export interface Ports {
@@ -26,6 +26,7 @@ export interface Ports {
 const PORTS: Record<ProfileName, Ports> = {
   dev: { gateway: 54321, db: 54322, mail: 54324, postgrest: 54330, postgrestAdmin: 54332, functions: 54331 },
   test: { gateway: 55321, db: 55322, mail: 55324, postgrest: 55330, postgrestAdmin: 55332, functions: 55331 },
+  bench: { gateway: 57321, db: 57322, mail: 57324, postgrest: 57330, postgrestAdmin: 57332, functions: 57331 },
 };
 
 /** Everything a platform process needs to know about the stack it belongs to. */
@@ -90,8 +91,8 @@ function testSlot(profile: ProfileName): number {
 /** The profile this process runs under. */
 export function currentProfile(): ProfileName {
   const value = process.env.ORBITA_PROFILE;
-  if (value === undefined || value === "dev" || value === "test") return value ?? "dev";
-  throw new Error(`ORBITA_PROFILE must be "dev" or "test", got "${value}"`);
+  if (value === undefined || value === "dev" || value === "test" || value === "bench") return value ?? "dev";
+  throw new Error(`ORBITA_PROFILE must be "dev", "test" or "bench", got "${value}"`);
 }
 
 /** Reads `supabase/functions/.env` (KEY=VALUE lines) when it exists, as the CLI does for functions. */

@@ -65,16 +65,19 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
     if (options.afterMigrations) await options.afterMigrations();
     if (options.fixtures) await step("Applying test fixtures", () => applyFixtures(config));
     await step("Starting PostgREST 12.0.2", async () => {
-      children.push(startPostgrest(config));
-      await waitForPostgrest(config);
+      const postgrest = startPostgrest(config);
+      children.push(postgrest);
+      await untilReadyOrExited(postgrest, waitForPostgrest(config));
     });
     await step("Starting the gateway, auth, storage, mail catcher and queue workers", async () => {
-      children.push(startChild(config, "platform", join(PROJECT_ROOT, "node_modules", ".bin", "tsx"), [join(PROJECT_ROOT, "platform", "server.ts")]));
-      await Promise.all([waitForPort(ports.gateway, "The API gateway"), waitForPort(ports.mail, "The mail catcher")]);
+      const platform = startChild(config, "platform", join(PROJECT_ROOT, "node_modules", ".bin", "tsx"), [join(PROJECT_ROOT, "platform", "server.ts")]);
+      children.push(platform);
+      await untilReadyOrExited(platform, Promise.all([waitForPort(ports.gateway, "The API gateway"), waitForPort(ports.mail, "The mail catcher")]));
     });
     await step("Starting the edge-functions host (Deno)", async () => {
-      children.push(startFunctionsHost(config));
-      await waitForPort(ports.functions, "The functions host", 60_000);
+      const functions = startFunctionsHost(config);
+      children.push(functions);
+      await untilReadyOrExited(functions, waitForPort(ports.functions, "The functions host", 60_000));
     });
   } catch (error) {
     await stop();
@@ -82,6 +85,22 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
   }
   writeState(config, children);
   return { config, children, stop };
+}
+
+/** Waits for a service to become ready, failing at once (with its last log line) if it exits first. */
+async function untilReadyOrExited(child: Child, ready: Promise<unknown>): Promise<void> {
+  let starting = true;
+  const exited = child.exited.then((code) => {
+    if (!starting) return;
+    const log = existsSync(child.logFile) ? readFileSync(child.logFile, "utf8").trim().split("\n") : [];
+    const reason = log.reverse().find((line) => /error/i.test(line)) ?? log[0] ?? "no output";
+    throw new PlatformError(`${child.name} exited with code ${code} while starting: ${reason.trim()}`, `See ${child.logFile}.`);
+  });
+  try {
+    await Promise.race([ready, exited]);
+  } finally {
+    starting = false;
+  }
 }
 
 function writeState(config: StackConfig, children: Child[]): void {

@@ -64,6 +64,7 @@ async function runVitest(config: StackConfig, files: string[], generatedTypes: s
     ORBITA_PROFILE: "test",
     GENERATED_TYPES_FILE: generatedTypes,
     FORCE_COLOR: "0",
+    NO_COLOR: "1",
   });
   const line = /Tests\s+(.*)\(\d+\)/.exec(output)?.[1] ?? "";
   const passed = Number(/(\d+) passed/.exec(line)?.[1] ?? 0);

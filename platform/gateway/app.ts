@@ -5,6 +5,7 @@ import { upstreamError, type Upstream } from "./error-shapes.ts";
 import { verifiedClaims } from "./jwt.ts";
 import { translateAuthorization } from "./key-translation.ts";
 import { RateLimiter, type LimitedRoute } from "./rate-limit.ts";
+import { unfilteredWriteError } from "./safe-update.ts";
 
 /** Largest request body the gateway accepts for each service, in bytes. */
 export const BODY_LIMITS: Record<Upstream, number> = {
@@ -119,6 +120,9 @@ export function createGateway(config: StackConfig, targets: GatewayTargets, limi
         return withHeaders(upstreamError(target.upstream, 429, code, message, { "retry-after": String(decision.resetSeconds) }), tags);
       }
     }
+
+    const unfiltered = target.upstream === "rest" ? unfilteredWriteError(request.method, target.path, url.searchParams) : null;
+    if (unfiltered) return withHeaders(unfiltered, tags);
 
     const body = await readBody(request, BODY_LIMITS[target.upstream]);
     if (body === null) {

@@ -94,4 +94,12 @@ describe("data API (PostgREST 12 behind the gateway) with supabase-js", () => {
     const asSecret = await fetch(`${env.url}/rest/v1/demo_projects?select=name&name=eq.${names.bruno}`, { headers: { apikey: env.secretKey } });
     expect(await asSecret.json()).toEqual([{ name: names.bruno }]);
   });
+
+  it("refuses an update or delete without a filter with 400 21000, as pg-safeupdate does on hosted projects", async () => {
+    const result = await ana.client.from("demo_projects").update({ is_public: true });
+    expect(result.status).toBe(400);
+    expect(result.error).toMatchObject({ code: "21000", message: "UPDATE requires a WHERE clause" });
+    const { count } = await serviceClient().from("demo_projects").select("id", { count: "exact", head: true }).eq("name", names.anaPrivate).eq("is_public", false);
+    expect(count).toBe(1);
+  });
 });

@@ -24,6 +24,9 @@ create role dashboard_user with nologin createdb createrole replication;
 
 -- postgres can become any API role, so `set local role authenticated` works in tests and seeds.
 grant anon, authenticated, service_role to postgres with admin option;
+-- Membership in the service owners lets migrations add RLS policies and triggers on auth.users and
+-- storage.objects, as Supabase's grant_auth_roles_to_postgres migration allows.
+grant supabase_auth_admin, supabase_storage_admin to postgres;
 
 alter role anon set statement_timeout = '3s';
 alter role authenticated set statement_timeout = '8s';

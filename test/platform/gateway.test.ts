@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { signHs256 } from "../../platform/keys.ts";
+import { simulatedClientAddress } from "../helpers/clients.ts";
+import { env } from "../helpers/env.ts";
+
+/** Sends `count` requests from one simulated client and returns the statuses and the last response. */
+async function burst(count: number, path: string, address: string, init: RequestInit = {}) {
+  const statuses: number[] = [];
+  let last: Response | undefined;
+  for (let i = 0; i < count; i++) {
+    last = await fetch(`${env.url}${path}`, { ...init, headers: { apikey: env.anonKey, "x-forwarded-for": address, ...init.headers } });
+    statuses.push(last.status);
+    if (i < count - 1) await last.arrayBuffer();
+  }
+  return { statuses, last: last as Response };
+}
+
+describe("API gateway", () => {
+  it("answers CORS preflights and tags every response with a request id", async () => {
+    const preflight = await fetch(`${env.url}/rest/v1/demo_projects`, {
+      method: "OPTIONS",
+      headers: { origin: "http://app.example", "access-control-request-method": "POST", "access-control-request-headers": "apikey, content-type" },
+    });
+    expect(preflight.status).toBe(200);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("apikey");
+    const response = await fetch(`${env.url}/rest/v1/demo_projects?select=id&limit=1`, { headers: { apikey: env.anonKey, "x-request-id": "trace-123" } });
+    expect(response.headers.get("sb-request-id")).toBe("trace-123");
+  });
+
+  it("answers an unknown route with 404 and a message", async () => {
+    const response = await fetch(`${env.url}/nowhere/v1/x`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ message: "no Route matched with those values" });
+  });
+
+  it("refuses a data-API body over 10 MiB with 413, naming the limit", async () => {
+    const response = await fetch(`${env.url}/rest/v1/demo_tasks`, {
+      method: "POST",
+      headers: { apikey: env.anonKey, "content-type": "application/json" },
+      body: JSON.stringify({ title: "x".repeat(11 * 1024 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: "payload_too_large", message: "Request body exceeds the 10 MiB limit" });
+  });
+
+  it("limits the data API to 200 requests a minute per client, then answers 429 with Retry-After", async () => {
+    const { statuses, last } = await burst(201, "/rest/v1/demo_projects?select=id&limit=1", simulatedClientAddress());
+    expect(statuses.slice(0, 200).every((status) => status === 200)).toBe(true);
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await last.json()).toMatchObject({ code: "rate_limit_exceeded", message: "Rate limit exceeded: 200 requests per minute", details: null, hint: null });
+  });
+
+  it("limits auth to 60 requests a minute per client, in GoTrue's error shape", async () => {
+    const { statuses, last } = await burst(61, "/auth/v1/health", simulatedClientAddress());
+    expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true);
+    expect(last.status).toBe(429);
+    expect(last.headers.get("retry-after")).not.toBeNull();
+    expect(await last.json()).toEqual({ code: "over_request_rate_limit", message: "Request rate limit reached" });
+  });
+
+  it("limits functions to 500 requests a minute per client", async () => {
+    const { statuses, last } = await burst(501, "/functions/v1/no-such-function", simulatedClientAddress());
+    expect(statuses.slice(0, 500).every((status) => status === 404)).toBe(true);
+    expect(last.status).toBe(429);
+    expect(await last.json()).toMatchObject({ code: "rate_limit_exceeded" });
+  });
+
+  it("counts a signed-in user's requests by user, whatever address they come from", async () => {
+    const token = signHs256({ sub: randomUUID(), role: "authenticated", aud: "authenticated", exp: Math.floor(Date.now() / 1000) + 600 }, env.jwtSecret);
+    const headers = { authorization: `Bearer ${token}` };
+    const first = await burst(100, "/rest/v1/demo_projects?select=id&limit=1", simulatedClientAddress(), { headers });
+    const second = await burst(101, "/rest/v1/demo_projects?select=id&limit=1", simulatedClientAddress(), { headers });
+    expect([...first.statuses, ...second.statuses.slice(0, 100)].every((status) => status === 200)).toBe(true);
+    expect(second.last.status).toBe(429);
+  });
+});
