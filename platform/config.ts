@@ -53,9 +53,11 @@ export interface StackConfig extends ApiKeys {
 /** The database password every local Supabase stack uses. */
 export const LOCAL_DB_PASSWORD = "postgres";
 
-/** Builds the configuration of a profile; `ORBITA_PROFILE` selects it in child processes. */
-export function loadConfig(profile: ProfileName = currentProfile()): StackConfig {
-  const slot = testSlot(profile);
+/**
+ * Builds the configuration of a profile; `ORBITA_PROFILE` selects it in child processes, and
+ * `slot` (from ORBITA_TEST_SLOT by default) shifts a test stack's ports and folder.
+ */
+export function loadConfig(profile: ProfileName = currentProfile(), slot = testSlot(profile)): StackConfig {
   const ports = Object.fromEntries(Object.entries(PORTS[profile]).map(([name, port]) => [name, port + slot * 100])) as unknown as Ports;
   const runtimeDir = join(PROJECT_ROOT, ".orbita", slot === 0 ? profile : `${profile}-${slot}`);
   const keys = deriveApiKeys(process.env.SUPABASE_JWT_SECRET || undefined);

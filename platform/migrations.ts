@@ -9,9 +9,9 @@ import { run } from "./process/system.ts";
 export const SUPABASE_CLI = join(PROJECT_ROOT, "node_modules", ".bin", "supabase");
 
 /** Runs the real Supabase CLI against this stack's database, the way the README shows it. */
-export function supabaseCli(config: StackConfig, args: string[]) {
-  return run(SUPABASE_CLI, [...args, `--remote=${config.dbUrl}`, "--workdir", PROJECT_ROOT], {
-    cwd: PROJECT_ROOT,
+export function supabaseCli(config: StackConfig, args: string[], workdir = PROJECT_ROOT) {
+  return run(SUPABASE_CLI, [...args, `--remote=${config.dbUrl}`, "--workdir", workdir], {
+    cwd: workdir,
     env: { ...process.env, PGSSLMODE: "disable", SUPABASE_YES: "1", DO_NOT_TRACK: "1", SUPABASE_TELEMETRY_DISABLED: "1" },
   });
 }
@@ -21,17 +21,20 @@ export function supabaseCli(config: StackConfig, args: string[]) {
  * supabase_migrations exactly as on a hosted project. Each migration runs in its own
  * transaction, so a failing one leaves the database as it was before that file.
  */
-export function pushMigrations(config: StackConfig): void {
-  const result = supabaseCli(config, ["db", "push", "--include-all", "--include-seed", "--yes"]);
+export function pushMigrations(config: StackConfig, workdir = PROJECT_ROOT): void {
+  const result = supabaseCli(config, ["db", "push", "--include-all", "--include-seed", "--yes"], workdir);
   if (!result.ok) {
-    const output = `${result.stdout}\n${result.stderr}`;
-    const file = /Applying migration (\S+)/g;
-    let failing = "";
-    for (const match of output.matchAll(file)) failing = match[1];
-    const seeding = /Seeding data from (\S+)\.\.\.\s*$/m.exec(output.trimEnd().split("\n").filter((line) => !line.startsWith("ERROR") && !line.startsWith("At statement") && !line.startsWith("Try rerunning")).join("\n"));
-    const error = output.split("\n").find((line) => line.startsWith("ERROR:")) ?? output.trim().split("\n").pop();
-    const where = seeding ? `seed ${seeding[1]}` : failing ? `migration ${failing}` : "supabase db push";
-    throw new PlatformError(`${where} failed: ${error}`, `Fix the SQL and run the command again; the failed file was rolled back.`);
+    const lines = `${result.stdout}\n${result.stderr}`.split("\n");
+    const errorAt = lines.findIndex((line) => line.startsWith("ERROR:"));
+    const error = errorAt >= 0 ? lines[errorAt] : lines.filter(Boolean).pop();
+    // The CLI announces each file before running it; the last announcement before the error names the culprit.
+    const announced = lines
+      .slice(0, errorAt >= 0 ? errorAt : lines.length)
+      .map((line) => /^(Applying migration|Seeding data from) (\S+?\.sql)/.exec(line))
+      .filter((match) => match !== null)
+      .pop();
+    const where = announced ? `${announced[1] === "Applying migration" ? "migration" : "seed"} ${announced[2]}` : "supabase db push";
+    throw new PlatformError(`${where} failed: ${error}`, "Fix the SQL and run the command again; the failed file was rolled back.");
   }
 }
 
