@@ -6,6 +6,7 @@ import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
 import { pushMigrations } from "../../platform/migrations.ts";
+import { installPackages } from "../../platform/setup.ts";
 import { clusterRunning, destroyCluster, startCluster, stopCluster } from "../../platform/postgres/cluster.ts";
 
 // A cluster of its own, five slots away from the stack under test, so nothing it does can
@@ -61,4 +62,8 @@ describe("local Postgres lifecycle", () => {
       await sql.end();
     }
   });
+
+  it("stops with one clear line when a Debian package cannot be installed", () => {
+    expect(() => installPackages(["orbita-no-such-package"])).toThrow(/^Could not install Debian packages orbita-no-such-package: .*Unable to locate package orbita-no-such-package/);
+  }, 120_000);
 });
