@@ -1,0 +1,93 @@
+import { Hono } from "hono";
+import type { StackConfig } from "../config.ts";
+import type { PlatformService } from "../http.ts";
+import type { StorageContext } from "./context.ts";
+import { connectDatabase } from "./database.ts";
+import { fromDatabaseError, storageErrors } from "./errors.ts";
+import { secretKey } from "./identity.ts";
+import { ObjectStore } from "./object-store.ts";
+import { createBucketRoutes } from "./routes-bucket.ts";
+import { createObjectRoutes } from "./routes-object.ts";
+import { loadStorageSettings } from "./settings.ts";
+
+/**
+ * The Storage-API-compatible service the gateway mounts at `/storage/v1` (prefix already
+ * stripped): buckets, uploads, downloads, signed URLs, listing and removal over storage.buckets and
+ * storage.objects, with the bytes on local disk under `config.storageDir`. Access is decided by the
+ * project's RLS policies on those tables, evaluated as the caller.
+ */
+export function createStorageService(config: StackConfig): PlatformService {
+  const store = new ObjectStore(config.storageDir);
+  const ctx: StorageContext = {
+    db: connectDatabase(config),
+    store,
+    settings: loadStorageSettings(),
+    jwtKey: secretKey(config.jwtSecret),
+    logError: (message, error) => {
+      process.stderr.write(`${JSON.stringify({ level: "error", service: "storage", message, error: describe(error) })}\n`);
+    },
+  };
+  // The folders are prepared (and orphaned bytes swept) once, before the first request is served.
+  const ready = prepareStore(ctx);
+  const app = createStorageApp(ctx);
+  return {
+    fetch: async (request) => {
+      await ready;
+      return app.fetch(request);
+    },
+    close: async () => {
+      await ctx.db.end({ timeout: 5 });
+    },
+  };
+}
+
+/**
+ * Creates the store's folders and deletes bytes no row references. A database that can not be
+ * reached yet only skips the sweep: serving requests matters more than tidying.
+ */
+async function prepareStore(ctx: StorageContext): Promise<void> {
+  await ctx.store.init();
+  try {
+    const rows = await ctx.db<{ version: string }[]>`select version from storage.objects where version is not null`;
+    await ctx.store.sweep(new Set(rows.map((row) => row.version)));
+  } catch (error) {
+    ctx.logError("storage: skipped sweeping unreferenced bytes", error);
+  }
+}
+
+/** The routes and the error handling, separate from the wiring so tests can build it on their own context. */
+export function createStorageApp(ctx: StorageContext): Hono {
+  const app = new Hono();
+  const objectRoutes = createObjectRoutes(ctx);
+
+  app.get("/status", (c) => c.body(null, 200));
+  app.route("/bucket", createBucketRoutes(ctx));
+  app.all("/object/*", (c) => objectRoutes(c.req.raw));
+
+  app.notFound((c) => storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse());
+  app.onError(async (error, c) => {
+    const failure = fromDatabaseError(error);
+    if (!failure) ctx.logError(`storage: ${c.req.method} ${c.req.path} failed`, error);
+    await discardBody(c.req.raw);
+    return (failure ?? storageErrors.internal()).toResponse();
+  });
+  return app;
+}
+
+/**
+ * Reads what is left of a request body after an early refusal (a missing bucket, a denied
+ * token), so the client receives the error rather than a connection reset mid-upload.
+ */
+async function discardBody(request: Request): Promise<void> {
+  if (!request.body || request.bodyUsed || request.body.locked) return;
+  try {
+    await request.arrayBuffer();
+  } catch {
+    // Nothing to do: the client is gone.
+  }
+}
+
+function describe(error: unknown): unknown {
+  if (error instanceof Error) return { ...error, name: error.name, message: error.message, stack: error.stack };
+  return error;
+}
