@@ -2,10 +2,14 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { IncomingMessage } from "node:http";
 import { createAuthService } from "./auth/app.ts";
 import { loadConfig } from "./config.ts";
-import { createGateway } from "./gateway/app.ts";
+import { BODY_LIMITS, createGateway } from "./gateway/app.ts";
 import { createMailService } from "./mail/app.ts";
 import { createStorageService } from "./storage/app.ts";
+import { loadStorageSettings } from "./storage/settings.ts";
 import { startQueueWorkers } from "./workers/queue-workers.ts";
+
+/** Room for multipart framing around an upload of the largest allowed size. */
+const MULTIPART_ALLOWANCE = 1024 * 1024;
 
 /**
  * The platform server process: the gateway (with auth and storage in-process), the mail catcher
@@ -21,6 +25,8 @@ async function main(): Promise<void> {
     storage: storage.fetch,
     restUrl: `http://127.0.0.1:${config.ports.postgrest}`,
     functionsUrl: `http://127.0.0.1:${config.ports.functions}`,
+  }, {
+    bodyLimits: { ...BODY_LIMITS, storage: loadStorageSettings().fileSizeLimit + MULTIPART_ALLOWANCE },
   });
 
   const servers: ServerType[] = [

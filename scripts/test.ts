@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.ts";
@@ -84,6 +84,8 @@ export async function main(args: string[]): Promise<number> {
   await prepareMachine("test");
   await stopRecordedStack(config);
   destroyCluster(config);
+  // Stored files and caught mail belong to the database that was just thrown away.
+  for (const dir of [config.storageDir, config.mailDir]) rmSync(dir, { recursive: true, force: true });
   const generatedTypes = join(config.runtimeDir, "generated-types.ts");
   const stack = await startStack(config, {
     fixtures: true,

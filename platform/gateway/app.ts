@@ -7,7 +7,10 @@ import { translateAuthorization } from "./key-translation.ts";
 import { RateLimiter, type LimitedRoute } from "./rate-limit.ts";
 import { unfilteredWriteError } from "./safe-update.ts";
 
-/** Largest request body the gateway accepts for each service, in bytes. */
+/**
+ * Largest request body the gateway accepts for each service, in bytes. Storage's is replaced by
+ * the configured file size limit (plus multipart framing) so config.toml stays the one setting.
+ */
 export const BODY_LIMITS: Record<Upstream, number> = {
   rest: 10 * 1024 * 1024,
   auth: 1024 * 1024,
@@ -97,7 +100,11 @@ export function clientAddressOf(request: Request, peer: string): string {
  * translates API keys into JWTs, answers CORS, tags requests with an id, caps body sizes and
  * enforces the per-minute rate limits of decisions.md (data API 200, auth 60, functions 500).
  */
-export function createGateway(config: StackConfig, targets: GatewayTargets, limiter = new RateLimiter()): (request: Request, peer: string) => Promise<Response> {
+export function createGateway(
+  config: StackConfig,
+  targets: GatewayTargets,
+  { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS }: { limiter?: RateLimiter; bodyLimits?: Record<Upstream, number> } = {},
+): (request: Request, peer: string) => Promise<Response> {
   return async (request, peer) => {
     const clientAddress = clientAddressOf(request, peer);
     const requestId = request.headers.get("x-request-id") ?? randomUUID();
@@ -124,9 +131,9 @@ export function createGateway(config: StackConfig, targets: GatewayTargets, limi
     const unfiltered = target.upstream === "rest" ? unfilteredWriteError(request.method, target.path, url.searchParams) : null;
     if (unfiltered) return withHeaders(unfiltered, tags);
 
-    const body = await readBody(request, BODY_LIMITS[target.upstream]);
+    const body = await readBody(request, bodyLimits[target.upstream]);
     if (body === null) {
-      const limitMiB = BODY_LIMITS[target.upstream] / (1024 * 1024);
+      const limitMiB = Math.round(bodyLimits[target.upstream] / (1024 * 1024));
       return withHeaders(upstreamError(target.upstream, 413, "payload_too_large", `Request body exceeds the ${limitMiB} MiB limit`), tags);
     }
 

@@ -11,7 +11,7 @@ describe("data API (PostgREST 12 behind the gateway) with supabase-js", () => {
 
   beforeAll(async () => {
     [ana, bruno] = await Promise.all([createTestUser(), createTestUser()]);
-    const inserted = await ana.client.from("demo_projects").insert([{ name: names.anaPrivate }, { name: names.anaPublic, is_public: true }]).select("id, name");
+    const inserted = await ana.client.from("demo_projects").insert([{ name: names.anaPrivate, is_public: false }, { name: names.anaPublic, is_public: true }]).select("id, name");
     expect(inserted.error).toBeNull();
     const anaPublic = inserted.data?.find((row) => row.name === names.anaPublic);
     expect((await ana.client.from("demo_tasks").insert({ project_id: anaPublic?.id, title: "first" })).error).toBeNull();
