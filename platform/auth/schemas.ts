@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+// Bodies are decoded the way GoTrue's Go structs decode them: unknown keys are ignored, and JSON
+// null is the same as an absent key (Go leaves the zero value). A wrong type is a decoding error.
+const text = z.string().nullish();
+const flag = z.boolean().nullish();
+const object = z.record(z.string(), z.unknown()).nullish();
+
+/** POST /signup (auth-js `signUp`, also `signInAnonymously` when email and phone are absent). */
+export const signupBody = z.object({
+  email: text,
+  phone: text,
+  password: text,
+  data: object,
+  channel: text,
+  code_challenge: text,
+  code_challenge_method: text,
+});
+/** Decoded POST /signup body. */
+export type SignupBody = z.infer<typeof signupBody>;
+
+/** POST /token?grant_type=password. */
+export const passwordGrantBody = z.object({ email: text, phone: text, password: text });
+/** Decoded password-grant body. */
+export type PasswordGrantBody = z.infer<typeof passwordGrantBody>;
+
+/** POST /token?grant_type=refresh_token. */
+export const refreshGrantBody = z.object({ refresh_token: text });
+/** Decoded refresh-grant body. */
+export type RefreshGrantBody = z.infer<typeof refreshGrantBody>;
+
+/** PUT /user (auth-js `updateUser`). */
+export const userUpdateBody = z.object({
+  email: text,
+  password: text,
+  phone: text,
+  nonce: text,
+  data: object,
+  app_metadata: object,
+  channel: text,
+  code_challenge: text,
+  code_challenge_method: text,
+});
+/** Decoded PUT /user body. */
+export type UserUpdateBody = z.infer<typeof userUpdateBody>;
+
+/** POST /admin/users and PUT /admin/users/{id} (auth-js `admin.createUser` / `updateUserById`). */
+export const adminUserBody = z.object({
+  id: text,
+  aud: text,
+  role: text,
+  email: text,
+  phone: text,
+  password: text,
+  password_hash: text,
+  email_confirm: flag,
+  phone_confirm: flag,
+  user_metadata: object,
+  app_metadata: object,
+  ban_duration: text,
+});
+/** Decoded admin user body. */
+export type AdminUserBody = z.infer<typeof adminUserBody>;
+
+/** DELETE /admin/users/{id} (auth-js `admin.deleteUser`). */
+export const adminDeleteBody = z.object({ should_soft_delete: flag });
+/** Decoded admin delete body. */
+export type AdminDeleteBody = z.infer<typeof adminDeleteBody>;
+
+/** POST /verify (auth-js `verifyOtp`): `{type, token_hash}` or `{type, email, token}`. */
+export const verifyBody = z.object({
+  type: text,
+  token: text,
+  token_hash: text,
+  email: text,
+  phone: text,
+  redirect_to: text,
+});
+/** Decoded POST /verify body. */
+export type VerifyBody = z.infer<typeof verifyBody>;
+
+/** GET /admin/users query: digits only, as Go's strconv.ParseUint accepts; empty means default. */
+export const paginationQuery = z.object({
+  page: z.string().regex(/^\d*$/, "page must be a non-negative integer").optional(),
+  per_page: z.string().regex(/^\d*$/, "per_page must be a non-negative integer").optional(),
+});
