@@ -1,0 +1,88 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
+import { startChild, type Child } from "../process/children.ts";
+import { readFunctionSettings } from "./function-config.ts";
+import { HOST_CONFIG_VARIABLE, type FunctionRoot, type HostConfig } from "./host-config.ts";
+
+/** Supabase's documented wall-clock limit on the free plan. */
+const DEFAULT_WALL_CLOCK_MS = 150_000;
+/** Idle workers are stopped after this long and boot again on demand. */
+const DEFAULT_IDLE_MS = 15 * 60_000;
+
+export const FUNCTIONS_DIR = join(PROJECT_ROOT, "supabase", "functions");
+export const FIXTURE_FUNCTIONS_DIR = join(PROJECT_ROOT, "test", "fixtures", "functions");
+export const IMPORT_MAP = join(FUNCTIONS_DIR, "import_map.json");
+
+/** The `oct` JWK of the shared JWT secret, which the CLI puts in SUPABASE_JWKS for HS256 setups. */
+function jwks(secret: string): string {
+  return JSON.stringify({ keys: [{ kty: "oct", k: Buffer.from(secret).toString("base64url"), alg: "HS256" }] });
+}
+
+/**
+ * The environment a function sees, as under `supabase functions serve`: the stack's URL, keys and
+ * database, then supabase/functions/.env. Locally RESEND_BASE_URL points at the mail catcher, so
+ * the real `resend` client delivers there (a .env value wins, to send for real on purpose).
+ * SUPABASE_* names stay the platform's, as the CLI does not let an env file override them.
+ */
+export function functionEnvironment(config: StackConfig): Record<string, string> {
+  const user = Object.fromEntries(Object.entries(readFunctionsEnvFile()).filter(([name]) => !name.startsWith("SUPABASE_")));
+  return {
+    RESEND_BASE_URL: `http://127.0.0.1:${config.ports.mail}`,
+    ...user,
+    SUPABASE_URL: config.apiUrl,
+    SUPABASE_ANON_KEY: config.anonKey,
+    SUPABASE_SERVICE_ROLE_KEY: config.serviceRoleKey,
+    SUPABASE_DB_URL: config.dbUrl,
+    SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: config.publishableKey }),
+    SUPABASE_SECRET_KEYS: JSON.stringify({ default: config.secretKey }),
+    SUPABASE_JWKS: jwks(config.jwtSecret),
+  };
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer (milliseconds), got "${raw}"`);
+  return value;
+}
+
+/** Everything the Deno host needs; test fixtures are served only by the test profile. */
+export function hostConfig(config: StackConfig): HostConfig {
+  const roots: FunctionRoot[] = [{ dir: FUNCTIONS_DIR, settings: readFunctionSettings(join(PROJECT_ROOT, "supabase", "config.toml")) }];
+  if (config.profile === "test") {
+    roots.push({ dir: FIXTURE_FUNCTIONS_DIR, settings: readFunctionSettings(join(FIXTURE_FUNCTIONS_DIR, "config.toml"), { fixtures: true }) });
+  }
+  return {
+    port: config.ports.functions,
+    jwtSecret: config.jwtSecret,
+    roots,
+    wallClockMs: positiveInteger("ORBITA_FUNCTIONS_WALL_CLOCK_MS", DEFAULT_WALL_CLOCK_MS),
+    idleMs: positiveInteger("ORBITA_FUNCTIONS_IDLE_MS", DEFAULT_IDLE_MS),
+    reload: config.profile === "dev",
+    env: functionEnvironment(config),
+  };
+}
+
+/** The Deno binary the `deno` npm package installs. */
+function denoBinary(): string {
+  const binary = join(PROJECT_ROOT, "node_modules", "deno", "deno");
+  return existsSync(binary) ? binary : join(PROJECT_ROOT, "node_modules", ".bin", "deno");
+}
+
+/**
+ * Starts the edge-functions host on `ports.functions` (the caller waits for the port). Bare
+ * imports resolve through supabase/functions/import_map.json, the same map `supabase functions
+ * serve` and deploy use; its `npm:` entries are served from node_modules, so nothing is downloaded.
+ */
+export function startFunctionsHost(config: StackConfig): Child {
+  const args = ["run", "--allow-all", "--no-prompt", "--no-lock", "--node-modules-dir=manual"];
+  if (existsSync(IMPORT_MAP)) args.push(`--import-map=${IMPORT_MAP}`);
+  args.push(join(PROJECT_ROOT, "platform", "functions-host", "main.ts"));
+  return startChild(config, "functions", denoBinary(), args, {
+    [HOST_CONFIG_VARIABLE]: JSON.stringify(hostConfig(config)),
+    DENO_NO_UPDATE_CHECK: "1",
+    NO_COLOR: "1",
+  });
+}

@@ -1,0 +1,213 @@
+/**
+ * The local edge-functions host (runs under Deno; started by launch.ts). It plays the part of the
+ * Supabase CLI's edge runtime "main service": requests arrive as `/<slug>/...` (the gateway has
+ * stripped `/functions/v1`), verify_jwt is enforced per function, and each function runs in its
+ * own worker (see runtime/pool.ts) so a throwing or hanging function cannot take the host down.
+ */
+import { HOST_CONFIG_VARIABLE, type HostConfig } from "./host-config.ts";
+import { createJwtVerifier } from "./runtime/jwt.ts";
+import { log } from "./runtime/log.ts";
+import { BootError, WorkerPool } from "./runtime/pool.ts";
+import { Registry, type FunctionEntry } from "./runtime/registry.ts";
+import { bootError, functionNotFound, invalidJwt, missingAuthorization, notBearer, wallClockExceeded, workerErrorResponse } from "./runtime/responses.ts";
+
+/** Variables a function keeps from the host's own environment (the CLI's runtime has similar ones). */
+const INHERITED = ["PATH", "HOME", "TMPDIR", "TZ", "LANG", "LC_ALL", "DENO_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"];
+
+function readConfig(): HostConfig {
+  const raw = Deno.env.get(HOST_CONFIG_VARIABLE);
+  if (!raw) throw new Error(`${HOST_CONFIG_VARIABLE} is not set: start the host through platform/functions-host/launch.ts`);
+  return JSON.parse(raw) as HostConfig;
+}
+
+/**
+ * Workers share the process environment, so it is made to be exactly what functions should see:
+ * the stack's SUPABASE_* variables and supabase/functions/.env, nothing of the platform's own.
+ */
+function resetEnvironment(env: Record<string, string>): void {
+  for (const name of Object.keys(Deno.env.toObject())) {
+    if (!INHERITED.includes(name)) Deno.env.delete(name);
+  }
+  for (const [name, value] of Object.entries(env)) Deno.env.set(name, value);
+  // The hop from host to worker is loopback and must never go through a configured proxy.
+  for (const name of ["NO_PROXY", "no_proxy"]) {
+    const current = Deno.env.get(name);
+    if (current !== undefined || Deno.env.get("HTTP_PROXY") || Deno.env.get("http_proxy")) {
+      Deno.env.set(name, [current, "127.0.0.1", "localhost"].filter(Boolean).join(","));
+    }
+  }
+}
+
+const config = readConfig();
+resetEnvironment(config.env);
+
+const registry = new Registry(config.roots);
+const verifyJwt = createJwtVerifier(config.jwtSecret);
+const limitOf = (entry: FunctionEntry) => entry.settings.wallClockMs ?? config.wallClockMs;
+const pool = new WorkerPool(limitOf, config.idleMs, (line) => log("info", line));
+
+async function checkAuthorization(request: Request): Promise<Response | null> {
+  const header = request.headers.get("authorization");
+  if (!header) return missingAuthorization();
+  const [scheme, token] = header.split(" ");
+  if (scheme !== "Bearer" || !token) return notBearer();
+  const result = await verifyJwt(token);
+  return result.ok ? null : invalidJwt();
+}
+
+/** Settles with the promise, or rejects as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** Proxies one request to the function's worker under the wall-clock limit. */
+async function invoke(entry: FunctionEntry, request: Request, url: URL): Promise<Response> {
+  const limit = limitOf(entry);
+  const worker = pool.acquire(entry);
+  worker.begin();
+  let settled = false;
+  const controller = new AbortController();
+  // Set from timer and event callbacks, so read through an object TypeScript does not narrow.
+  const state: { outcome: "ok" | "timeout" | "died" | "client-gone" } = { outcome: "ok" };
+
+  const timer = setTimeout(() => {
+    state.outcome = "timeout";
+    log("warn", "wall-clock limit reached", { function: entry.slug, limitMs: limit });
+    worker.retire(`a request ran past the ${limit} ms wall-clock limit`);
+    controller.abort();
+    finish();
+  }, limit);
+  const stopWatching = worker.onFailure(() => {
+    if (state.outcome === "ok") state.outcome = "died";
+    controller.abort();
+  });
+  const onClientGone = () => {
+    if (state.outcome === "ok") state.outcome = "client-gone";
+    controller.abort();
+  };
+  request.signal.addEventListener("abort", onClientGone, { once: true });
+
+  function finish(): void {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    stopWatching();
+    request.signal.removeEventListener("abort", onClientGone);
+    worker.end();
+  }
+
+  let port: number;
+  try {
+    port = await untilAborted(worker.ready, controller.signal);
+  } catch (error) {
+    finish();
+    if (state.outcome === "timeout") return wallClockExceeded(limit);
+    if (error instanceof BootError) {
+      log("error", "function failed to boot", { function: entry.slug, error: error.message });
+      return bootError();
+    }
+    return workerErrorResponse();
+  }
+
+  const headers = new Headers(request.headers);
+  headers.delete("host");
+  // Keeps bytes as the function wrote them: no compression on the loopback hop.
+  headers.set("accept-encoding", "identity");
+  let upstream: Response;
+  try {
+    upstream = await fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, {
+      method: request.method,
+      headers,
+      body: request.method === "GET" || request.method === "HEAD" ? undefined : request.body,
+      redirect: "manual",
+      signal: controller.signal,
+    });
+  } catch (error) {
+    finish();
+    if (state.outcome === "timeout") return wallClockExceeded(limit);
+    if (state.outcome === "ok" || state.outcome === "died") {
+      // The worker went away under the request (an uncaught error, Deno.exit).
+      worker.retire("its connection failed");
+      log("error", "function worker failed during a request", { function: entry.slug, error: String(error) });
+    }
+    return workerErrorResponse();
+  }
+
+  if (!upstream.body) {
+    finish();
+    return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers: upstream.headers });
+  }
+  // The body is relayed chunk by chunk (SSE works); the request ends when the body does, so the
+  // wall-clock limit also covers a response that streams for too long.
+  const reader = upstream.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          finish();
+          stream.close();
+        } else {
+          stream.enqueue(value);
+        }
+      } catch (error) {
+        finish();
+        stream.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      controller.abort();
+      reader.cancel(reason).catch(() => {});
+    },
+  });
+  return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers: upstream.headers });
+}
+
+async function handle(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.pathname === "/_internal/health") return Response.json({ ok: true });
+  const slug = url.pathname.split("/")[1] ?? "";
+  const { snapshot, changed } = registry.current();
+  if (changed && config.reload) pool.retireAll("the function sources changed");
+  const entry = snapshot.functions.get(slug);
+  if (!entry) return functionNotFound();
+  if (entry.settings.verifyJwt && request.method !== "OPTIONS") {
+    const denied = await checkAuthorization(request);
+    if (denied) return denied;
+  }
+  return invoke(entry, request, url);
+}
+
+const server = Deno.serve(
+  {
+    hostname: "127.0.0.1",
+    port: config.port,
+    onListen: ({ port }) => {
+      const slugs = [...registry.current().snapshot.functions.keys()].sort();
+      log("info", "functions host listening", { port, functions: slugs, wallClockMs: config.wallClockMs });
+    },
+    onError: (error) => {
+      log("error", "host failed to answer a request", { error: String(error) });
+      return new Response(JSON.stringify({ code: "Internal Server Error", message: "Request failed due to an internal server error" }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      });
+    },
+  },
+  handle,
+);
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    pool.close();
+    // Open streams (SSE) would hold a graceful shutdown open; the stack's stop gives us 5 s.
+    await Promise.race([server.shutdown(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    Deno.exit(0);
+  });
+}

@@ -1,0 +1,117 @@
+/// <reference no-default-lib="true" />
+/// <reference lib="deno.worker" />
+/**
+ * Bootstrap of one function's worker (runs inside a Deno `Worker`, one per function).
+ *
+ * The function's module is imported unchanged. Before that, `Deno.serve` is replaced so the
+ * handler the function registers is served on an ephemeral loopback port instead of the port it
+ * asks for (under the Supabase edge runtime the port is ignored too). A module that instead does
+ * `export default { fetch }` is served the same way. The host then proxies requests to that port,
+ * which keeps streaming bodies, SSE and `Request.signal` exactly as Deno implements them.
+ */
+import type { BootMessage, WorkerMessage } from "./protocol.ts";
+import { workerErrorResponse } from "./responses.ts";
+
+type Handler = Deno.ServeHandler;
+type ServeOptions = Partial<Deno.ServeTcpOptions> & { handler?: Handler; fetch?: Handler };
+
+const realServe = Deno.serve.bind(Deno);
+let served: Deno.HttpServer | null = null;
+let slug = "function";
+
+function post(message: WorkerMessage): void {
+  self.postMessage(message);
+}
+
+/** Starts the real server for the function's handler and tells the host where it listens. */
+function startServing(handler: Handler, options: ServeOptions): Deno.HttpServer {
+  const onError = options.onError ?? ((error: unknown) => {
+    console.error(`Uncaught error in function "${slug}":`, error);
+    return workerErrorResponse();
+  });
+  const server = realServe(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: options.signal,
+      onError,
+      onListen: () => {},
+    },
+    handler,
+  );
+  const addr = server.addr as Deno.NetAddr;
+  post({ type: "ready", port: addr.port });
+  return server;
+}
+
+/** Accepts every `Deno.serve` overload: (handler), (options, handler), ({handler, ...options}). */
+function captureServe(...args: unknown[]): Deno.HttpServer {
+  let handler: Handler | undefined;
+  let options: ServeOptions = {};
+  if (typeof args[0] === "function") {
+    handler = args[0] as Handler;
+  } else if (args[0] && typeof args[0] === "object") {
+    options = args[0] as ServeOptions;
+    handler = typeof args[1] === "function" ? (args[1] as Handler) : (options.handler ?? options.fetch);
+  }
+  if (!handler) throw new TypeError("Deno.serve needs a handler function");
+  if (served) {
+    // One server per function, as on the edge runtime; a second call gets the first server back.
+    console.warn(`Function "${slug}" called Deno.serve more than once; only the first handler is served.`);
+    return served;
+  }
+  served = startServing(handler, options);
+  return served;
+}
+
+// Replacing the property is enough: the function reads `Deno.serve` at call time.
+(Deno as { serve: unknown }).serve = captureServe;
+
+/**
+ * The edge runtime's `EdgeRuntime.waitUntil(promise)`: work that continues after the response.
+ * The host counts these tasks so it does not stop the worker under them (up to the wall-clock
+ * limit once the worker is retired).
+ */
+if (!("EdgeRuntime" in globalThis)) {
+  Object.defineProperty(globalThis, "EdgeRuntime", {
+    value: Object.freeze({
+      waitUntil<T>(promise: Promise<T>): Promise<T> {
+        post({ type: "background", delta: 1 });
+        Promise.resolve(promise)
+          .catch((error) => console.error(`Background task of function "${slug}" failed:`, error))
+          .finally(() => post({ type: "background", delta: -1 }));
+        return promise;
+      },
+    }),
+    configurable: true,
+  });
+}
+
+self.onmessage = async (event: MessageEvent<BootMessage>) => {
+  if (event.data?.type !== "boot") return;
+  slug = event.data.slug;
+  try {
+    // A function may `await server.finished` at top level, so the import can stay pending for
+    // ever after it has called Deno.serve: readiness is reported from captureServe, not here.
+    const module = await import(event.data.entrypoint);
+    if (served) return;
+    const fetchHandler = module?.default?.fetch;
+    if (typeof fetchHandler === "function") {
+      served = startServing((request, info) => fetchHandler.call(module.default, request, info), {});
+      return;
+    }
+    post({ type: "boot-error", message: `Function "${slug}" neither called Deno.serve nor has a default export with a fetch() method.` });
+  } catch (error) {
+    if (served) {
+      console.error(`Function "${slug}" failed after it started serving:`, error);
+      post({ type: "fatal", message: errorText(error) });
+      return;
+    }
+    console.error(`Function "${slug}" failed to boot:`, error);
+    post({ type: "boot-error", message: errorText(error) });
+  }
+};
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

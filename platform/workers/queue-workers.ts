@@ -1,0 +1,148 @@
+import postgres from "postgres";
+import type { StackConfig } from "../config.ts";
+
+/**
+ * The local stand-in for "pg_cron + pg_net invoke the queue worker function" (see migration
+ * 20261121000100_platform-queue-workers.sql): one cheap query per tick asks which registered
+ * queues have a visible message, and each such queue's worker function is POSTed through the
+ * gateway with the service_role key, exactly as the hosted cron job would call it. Polling runs
+ * every 200 ms after work was seen and slows to once a second when idle, so a message is handled
+ * within about a second of becoming visible.
+ */
+
+const FAST_POLL_MS = 200;
+const IDLE_POLL_MS = 1_000;
+/** A failing worker (boot error, 5xx, not deployed) is retried after 1 s, doubling up to 30 s. */
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+/** Longer than the functions' wall-clock limit, so the host's own 546 arrives first. */
+const INVOCATION_TIMEOUT_MS = 160_000;
+
+interface QueueWorkerRow {
+  queue_name: string;
+  function_name: string;
+  batch_size: number;
+  visibility_timeout: number;
+}
+
+type Level = "info" | "warn" | "error";
+
+function log(level: Level, msg: string, fields: Record<string, unknown> = {}): void {
+  const line = JSON.stringify({ time: new Date().toISOString(), level, component: "queue-workers", msg, ...fields });
+  if (level === "info") console.log(line);
+  else console.error(line);
+}
+
+export interface QueueWorkers {
+  stop(): Promise<void>;
+}
+
+export function startQueueWorkers(config: StackConfig): QueueWorkers {
+  const sql = postgres(config.dbUrl, {
+    max: 1,
+    idle_timeout: 60,
+    onnotice: () => {},
+    connection: { application_name: "orbita-queue-workers" },
+  });
+  const inFlight = new Map<string, Promise<void>>();
+  const failures = new Map<string, { count: number; retryAt: number }>();
+  const abort = new AbortController();
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  let lastPollError = "";
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function invoke(worker: QueueWorkerRow): Promise<void> {
+    const url = `${config.apiUrl}/functions/v1/${encodeURIComponent(worker.function_name)}`;
+    let problem: string | null = null;
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${config.serviceRoleKey}`,
+          apikey: config.serviceRoleKey,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({
+          queue_name: worker.queue_name,
+          batch_size: worker.batch_size,
+          visibility_timeout: worker.visibility_timeout,
+        }),
+        signal: AbortSignal.any([abort.signal, AbortSignal.timeout(INVOCATION_TIMEOUT_MS)]),
+      });
+      const text = await response.text();
+      if (!response.ok) problem = `HTTP ${response.status}: ${text.slice(0, 300)}`;
+    } catch (error) {
+      if (stopped) return;
+      problem = error instanceof Error ? error.message : String(error);
+    }
+    if (problem === null) {
+      failures.delete(worker.queue_name);
+      return;
+    }
+    const count = (failures.get(worker.queue_name)?.count ?? 0) + 1;
+    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (count - 1));
+    failures.set(worker.queue_name, { count, retryAt: Date.now() + delay });
+    log("warn", "queue worker invocation failed", { queue: worker.queue_name, function: worker.function_name, error: problem, retryInMs: delay });
+  }
+
+  async function tick(): Promise<boolean> {
+    const rows = await sql<QueueWorkerRow[]>`
+      select queue_name, function_name, batch_size, visibility_timeout
+      from platform.queue_workers_with_work()
+    `;
+    let started = false;
+    for (const worker of rows) {
+      if (inFlight.has(worker.queue_name)) continue;
+      const failure = failures.get(worker.queue_name);
+      if (failure && failure.retryAt > Date.now()) continue;
+      started = true;
+      const run = invoke(worker).finally(() => {
+        inFlight.delete(worker.queue_name);
+        // Whatever is left in the queue is looked at right away.
+        wake?.();
+      });
+      inFlight.set(worker.queue_name, run);
+    }
+    return started || rows.length > 0;
+  }
+
+  const loop = (async () => {
+    let interval = FAST_POLL_MS;
+    while (!stopped) {
+      try {
+        const busy = await tick();
+        lastPollError = "";
+        interval = busy ? FAST_POLL_MS : Math.min(IDLE_POLL_MS, Math.round(interval * 1.5));
+      } catch (error) {
+        // Typically the database restarting, or a database without the registry migration.
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== lastPollError && !stopped) log("error", "polling the queue registry failed", { error: message });
+        lastPollError = message;
+        interval = IDLE_POLL_MS;
+      }
+      if (!stopped) await sleep(interval);
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      abort.abort();
+      wake?.();
+      await loop;
+      await Promise.allSettled(inFlight.values());
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
