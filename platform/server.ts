@@ -1,5 +1,4 @@
 import { serve, type ServerType } from "@hono/node-server";
-import type { IncomingMessage } from "node:http";
 import { createAuthService } from "./auth/app.ts";
 import { loadConfig } from "./config.ts";
 import { BODY_LIMITS, createGateway } from "./gateway/app.ts";
@@ -33,7 +32,8 @@ async function main(): Promise<void> {
     serve({
       hostname: "127.0.0.1",
       port: config.ports.gateway,
-      fetch: (request: Request, env: { incoming: IncomingMessage }) => gateway(request, env.incoming.socket.remoteAddress ?? "unknown"),
+      fetch: (request: Request, env: { incoming: { socket: { remoteAddress?: string } } }) =>
+        gateway(request, env.incoming.socket.remoteAddress ?? "unknown"),
     }),
     serve({ hostname: "127.0.0.1", port: config.ports.mail, fetch: mail.fetch }),
   ];

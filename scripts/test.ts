@@ -49,6 +49,12 @@ async function runPgTap(config: StackConfig, files: string[]): Promise<SuiteResu
   return { name: "pgTAP", passed: Math.max(0, tests - failed), failed: ok ? failed : Math.max(failed, 1), ok };
 }
 
+/** TypeScript's type check over the Node side (platform, scripts, tests); Deno code is checked by Deno. */
+async function runTypecheck(): Promise<SuiteResult> {
+  const { code } = await runCaptured(join(PROJECT_ROOT, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], {});
+  return { name: "typecheck", passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
+}
+
 /** vitest against the running stack, with its URLs and keys in the environment. */
 async function runVitest(config: StackConfig, files: string[], generatedTypes: string): Promise<SuiteResult> {
   const vars = statusVariables(config);
@@ -97,6 +103,7 @@ export async function main(args: string[]): Promise<number> {
   const otherArgs = args.filter((arg) => !arg.endsWith(".sql"));
   const results: SuiteResult[] = [];
   try {
+    if (args.length === 0) results.push(await runTypecheck());
     if (sqlFiles.length > 0 || otherArgs.length === 0) results.push(await runPgTap(config, sqlFiles));
     if (otherArgs.length > 0 || sqlFiles.length === 0) results.push(await runVitest(config, otherArgs, generatedTypes));
   } finally {

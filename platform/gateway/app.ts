@@ -65,7 +65,7 @@ function route(pathname: string): Route | null {
 }
 
 /** Reads a request body up to `limit` bytes; null when it is larger. */
-async function readBody(request: Request, limit: number): Promise<Uint8Array | null | undefined> {
+async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | null | undefined> {
   if (request.method === "GET" || request.method === "HEAD" || !request.body) return undefined;
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) return null;
@@ -76,7 +76,13 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array | n
     if (size > limit) return null;
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }
 
 function withHeaders(response: Response, extra: Record<string, string>): Response {
@@ -114,7 +120,8 @@ export function createGateway(
     if (!target) {
       return withHeaders(Response.json({ message: "no Route matched with those values" }, { status: 404 }), tags);
     }
-    if (request.method === "OPTIONS") return new Response(null, { status: 200, headers: tags });
+    // Edge functions answer their own preflights on Supabase; Kong answers the other services'.
+    if (request.method === "OPTIONS" && target.upstream !== "functions") return new Response(null, { status: 200, headers: tags });
 
     const authorization = target.translateKeys ? translateAuthorization(request.headers, config) : request.headers.get("authorization");
     if (target.upstream !== "storage") {

@@ -65,7 +65,7 @@ export class ObjectStore {
   }
 
   /** Stages bytes already in memory (the file part of a multipart upload). */
-  async stageBytes(bytes: Uint8Array): Promise<StagedObject> {
+  async stageBytes(bytes: Uint8Array<ArrayBuffer>): Promise<StagedObject> {
     return this.stage(new Blob([bytes]).stream());
   }
 

@@ -16,7 +16,7 @@ export interface UploadPayload {
   contentEncoding?: string;
   userMetadata: Record<string, unknown> | null;
   /** A raw body still to be streamed, or the file part of a multipart body already in memory. */
-  bytes: ReadableStream<Uint8Array> | Uint8Array | null;
+  bytes: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null;
 }
 
 /** Room for multipart boundaries and fields around the file part. */
@@ -85,7 +85,7 @@ function parseMetadata(value: string | null, encoding: "base64" | "json"): Recor
 }
 
 /** Reads a whole body of at most `cap` bytes; past that, reads and drops the rest and fails with `limit`. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number, limit: SizeLimit): Promise<Uint8Array> {
+async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number, limit: SizeLimit): Promise<Uint8Array<ArrayBuffer>> {
   if (!body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -112,5 +112,5 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number, 
     throw storageErrors.invalidRequest("The request body could not be read");
   }
   if (tooLarge) throw limit.failure();
-  return Buffer.concat(chunks);
+  return new Uint8Array(Buffer.concat(chunks));
 }
