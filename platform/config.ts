@@ -97,9 +97,11 @@ export function currentProfile(): ProfileName {
   throw new Error(`ORBITA_PROFILE must be "dev", "test" or "bench", got "${value}"`);
 }
 
-/** Reads `supabase/functions/.env` (KEY=VALUE lines) when it exists, as the CLI does for functions. */
-export function readFunctionsEnvFile(): Record<string, string> {
-  const file = join(PROJECT_ROOT, "supabase", "functions", ".env");
+/**
+ * Reads an env file of KEY=VALUE lines when it exists: by default `supabase/functions/.env`, which
+ * the CLI gives every function.
+ */
+export function readFunctionsEnvFile(file = join(PROJECT_ROOT, "supabase", "functions", ".env")): Record<string, string> {
   if (!existsSync(file)) return {};
   const env: Record<string, string> = {};
   for (const line of readFileSync(file, "utf8").split("\n")) {

@@ -13,6 +13,8 @@ const DEFAULT_IDLE_MS = 15 * 60_000;
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, "supabase", "functions");
 export const FIXTURE_FUNCTIONS_DIR = join(PROJECT_ROOT, "test", "fixtures", "functions");
 export const IMPORT_MAP = join(FUNCTIONS_DIR, "import_map.json");
+/** Function settings only the test stack has (e.g. POSTAL_LOOKUP_URL of the fake lookup service). */
+const FIXTURE_ENV_FILE = join(PROJECT_ROOT, "test", "fixtures", "functions.env");
 
 /** The `oct` JWK of the shared JWT secret, which the CLI puts in SUPABASE_JWKS for HS256 setups. */
 function jwks(secret: string): string {
@@ -21,12 +23,14 @@ function jwks(secret: string): string {
 
 /**
  * The environment a function sees, as under `supabase functions serve`: the stack's URL, keys and
- * database, then supabase/functions/.env. Locally RESEND_BASE_URL points at the mail catcher, so
+ * database, then supabase/functions/.env (and test/fixtures/functions.env in the test stack). Locally RESEND_BASE_URL points at the mail catcher, so
  * the real `resend` client delivers there (a .env value wins, to send for real on purpose).
  * SUPABASE_* names stay the platform's, as the CLI does not let an env file override them.
  */
 export function functionEnvironment(config: StackConfig): Record<string, string> {
-  const user = Object.fromEntries(Object.entries(readFunctionsEnvFile()).filter(([name]) => !name.startsWith("SUPABASE_")));
+  // The test stack adds test-only settings, e.g. the address of a fake outside service.
+  const files = config.profile === "test" ? [readFunctionsEnvFile(), readFunctionsEnvFile(FIXTURE_ENV_FILE)] : [readFunctionsEnvFile()];
+  const user = Object.fromEntries(files.flatMap((env) => Object.entries(env)).filter(([name]) => !name.startsWith("SUPABASE_")));
   return {
     RESEND_BASE_URL: `http://127.0.0.1:${config.ports.mail}`,
     ...user,
