@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "./config.ts";
 import { PlatformError } from "./process/errors.ts";
@@ -83,9 +83,23 @@ export function installPgmqExtension(): "real" | "installed" | "current" {
   return "installed";
 }
 
-/** Writes a file only when its content changed (keeps mtimes stable for watchers). */
-export function writeIfChanged(path: string, content: string): void {
-  if (existsSync(path) && readFileSync(path, "utf8") === content) return;
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
+const RESERVED_PORTS_FILE = "/proc/sys/net/ipv4/ip_local_reserved_ports";
+
+/**
+ * The platform's ports (dev 543xx, test slots 553xx–572xx, bench 573xx) lie inside Linux's
+ * ephemeral range, so an outgoing connection can briefly take one as its source port and make the
+ * next start fail with "port in use". Reserving them keeps the kernel from handing them out.
+ * Returns false where the setting cannot be changed (not root, or a read-only /proc).
+ */
+export function reservePlatformPorts(ranges = ["54320-54340", "55320-57340"]): boolean {
+  if (!existsSync(RESERVED_PORTS_FILE)) return false;
+  const current = readFileSync(RESERVED_PORTS_FILE, "utf8").trim();
+  const missing = ranges.filter((range) => !current.split(",").includes(range));
+  if (missing.length === 0) return true;
+  try {
+    writeFileSync(RESERVED_PORTS_FILE, [current, ...missing].filter(Boolean).join(","));
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -9,9 +9,9 @@ import { pushMigrations } from "../../platform/migrations.ts";
 import { installPackages } from "../../platform/setup.ts";
 import { clusterRunning, destroyCluster, startCluster, stopCluster } from "../../platform/postgres/cluster.ts";
 
-// A cluster of its own, five slots away from the stack under test, so nothing it does can
-// disturb the running stack.
-const config = loadConfig("test", (Number(process.env.ORBITA_TEST_SLOT ?? 0) + 5) % 10);
+// A cluster of its own in slot 10+N, which no test stack uses (ORBITA_TEST_SLOT stops at 9), so
+// nothing it does can disturb a running stack.
+const config = loadConfig("test", 10 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
 
 describe("local Postgres lifecycle", () => {
   afterAll(() => destroyCluster(config));
