@@ -124,8 +124,10 @@ export function createGateway(
     if (request.method === "OPTIONS" && target.upstream !== "functions") return new Response(null, { status: 200, headers: tags });
 
     const authorization = target.translateKeys ? translateAuthorization(request.headers, config) : request.headers.get("authorization");
-    if (target.upstream !== "storage") {
-      const claims = verifiedClaims(authorization, config.jwtSecret);
+    const claims = target.upstream === "storage" ? null : verifiedClaims(authorization, config.jwtSecret);
+    // The service_role key is a server secret held by trusted back-office code (functions, workers),
+    // not a client; its calls all come from this machine and would otherwise share one budget.
+    if (target.upstream !== "storage" && claims?.role !== "service_role") {
       const caller = typeof claims?.sub === "string" ? `sub:${claims.sub}` : `ip:${clientAddress}`;
       const decision = limiter.hit(target.upstream as LimitedRoute, caller);
       if (!decision.allowed) {

@@ -76,4 +76,11 @@ describe("API gateway", () => {
     expect([...first.statuses, ...second.statuses.slice(0, 100)].every((status) => status === 200)).toBe(true);
     expect(second.last.status).toBe(429);
   });
+
+  it("does not count requests made with the service_role key, which only trusted server code holds", async () => {
+    const { statuses } = await burst(205, "/rest/v1/demo_projects?select=id&limit=1", simulatedClientAddress(), {
+      headers: { apikey: env.serviceRoleKey, authorization: `Bearer ${env.serviceRoleKey}` },
+    });
+    expect(statuses.every((status) => status === 200)).toBe(true);
+  });
 });
