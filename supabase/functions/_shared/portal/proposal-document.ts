@@ -1,0 +1,52 @@
+import type { SupabaseClient } from "@supabase/supabase-js";
+import { z } from "zod";
+import { type Caller, isAdministrator, rolesOf } from "./caller.ts";
+import { PortalError } from "./errors.ts";
+
+/** What the PDF and the e-mail say about a proposal: the proposal with its customer, product and technician. */
+export const proposalDocumentSchema = z.object({
+  id: z.uuid(),
+  code: z.string(),
+  status: z.enum(["pending", "approved", "rejected", "active", "cancelled"]),
+  technician_id: z.uuid(),
+  monthly_value: z.number(),
+  contract_months: z.number().int(),
+  total_value: z.number(),
+  approval_token: z.string(),
+  approval_token_expires_at: z.string(),
+  created_at: z.string(),
+  customers: z.object({
+    company_name: z.string(),
+    contact_name: z.string(),
+    email: z.string(),
+    phone: z.string(),
+    cnpj: z.string(),
+  }),
+  products: z.object({ name: z.string(), description: z.string() }),
+  profiles: z.object({ full_name: z.string(), email: z.string().nullable() }),
+});
+
+/** A proposal with its customer, product and technician, as the PDF and e-mail renderers take it. */
+export type ProposalDocument = z.infer<typeof proposalDocumentSchema>;
+
+const SELECT = `id, code, status, technician_id, monthly_value, contract_months, total_value,
+  approval_token, approval_token_expires_at, created_at,
+  customers (company_name, contact_name, email, phone, cnpj),
+  products (name, description),
+  profiles (full_name, email)`;
+
+/**
+ * Loads a proposal for a caller who asks to print or send it: 404 when it does not exist, 403
+ * unless the caller is its technician or an admin. Read with the service role so that "not yours"
+ * and "does not exist" can be told apart, which the caller's own RLS view cannot do.
+ */
+export async function loadProposalForCaller(service: SupabaseClient, caller: Caller, proposalId: string): Promise<ProposalDocument> {
+  const { data, error } = await service.from("proposals").select(SELECT).eq("id", proposalId).maybeSingle();
+  if (error) throw new PortalError(502, "database_error", error.message);
+  if (!data) throw new PortalError(404, "proposal_not_found", `No proposal ${proposalId}`);
+  const proposal = proposalDocumentSchema.parse(data);
+  if (proposal.technician_id !== caller.userId && !isAdministrator(await rolesOf(caller.client, caller.userId))) {
+    throw new PortalError(403, "forbidden", "Only the proposal's technician or an admin may do this");
+  }
+  return proposal;
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { buildProposalEmail } from "./proposal-email.ts";
+import { sampleProposal } from "./sample-proposal.fixture.ts";
+
+const link = "http://127.0.0.1:54321/functions/v1/approve-proposal?token=abc&x=1";
+
+describe("buildProposalEmail", () => {
+  it("names the proposal and product in the subject", () => {
+    expect(buildProposalEmail(sampleProposal, link).subject).toBe("Proposta PROP-202611-001 – Google Workspace Business Starter");
+  });
+  it("gives the facts and the link in plain text", () => {
+    const { text } = buildProposalEmail(sampleProposal, link);
+    expect(text).toContain("Olá, Marcos Pereira!");
+    expect(text).toContain("Cliente: Padaria Pão Dourado Ltda (CNPJ 12.ABC.345/01DE-35)");
+    expect(text).toContain("Valor mensal: R$ 149,90");
+    expect(text).toContain("Prazo do contrato: 12 meses");
+    expect(text).toContain("Valor total: R$ 1.798,80");
+    expect(text).toContain(link);
+  });
+  it("escapes customer-supplied text and the link in HTML", () => {
+    const hostile = { ...sampleProposal, customers: { ...sampleProposal.customers, company_name: `<img src=x onerror="alert(1)">` } };
+    const { html } = buildProposalEmail(hostile, link);
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    expect(html).toContain(`href="http://127.0.0.1:54321/functions/v1/approve-proposal?token=abc&amp;x=1"`);
+    expect(html).toContain('lang="pt-BR"');
+  });
+});

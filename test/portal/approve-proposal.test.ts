@@ -1,0 +1,156 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { serviceClient } from "../helpers/clients.ts";
+import { env } from "../helpers/env.ts";
+import { createProposal, readProposal, setStatus, technicianWithProposal } from "./factories.ts";
+
+/**
+ * The approval link over plain HTTP, the way a browser without JavaScript uses it: GET renders the
+ * page, POST application/x-www-form-urlencoded answers it. No Authorization header is sent (the
+ * function has verify_jwt = false; the token authorises).
+ */
+function link(token: string | null): string {
+  return `${env.url}/functions/v1/approve-proposal${token === null ? "" : `?token=${encodeURIComponent(token)}`}`;
+}
+
+async function open(token: string | null): Promise<{ status: number; html: string; headers: Headers }> {
+  const response = await fetch(link(token));
+  return { status: response.status, html: await response.text(), headers: response.headers };
+}
+
+async function post(token: string, fields: Record<string, string>, contentType = "application/x-www-form-urlencoded"): Promise<{ status: number; html: string }> {
+  const response = await fetch(link(token), { method: "POST", headers: { "content-type": contentType }, body: new URLSearchParams(fields).toString() });
+  return { status: response.status, html: await response.text() };
+}
+
+let fixture: Awaited<ReturnType<typeof technicianWithProposal>>;
+
+beforeAll(async () => {
+  fixture = await technicianWithProposal("Ana Aprovação");
+});
+
+async function freshProposal() {
+  return await createProposal(fixture.technician, fixture.customer.id, fixture.product.id, { monthly_value: 149.9, contract_months: 12 });
+}
+
+describe("GET", () => {
+  it("renders the proposal summary and the form, in Portuguese, without scripts", async () => {
+    const { status, html, headers } = await open(fixture.proposal.approval_token);
+    expect(status).toBe(200);
+    expect(headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(html).toContain('<html lang="pt-BR">');
+    expect(html).toContain(`<h1>Proposta ${fixture.proposal.code}</h1>`);
+    expect(html).toContain(fixture.customer.company_name);
+    expect(html).toContain(fixture.product.name);
+    expect(html).toContain("<dt>Valor total</dt><dd>R$ 1.200,00</dd>");
+    expect(html).toContain('<label for="email">E-mail do cliente</label>');
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain(fixture.customer.email);
+  });
+  it("keeps the token out of caches, referrers and frames", async () => {
+    const { headers } = await open(fixture.proposal.approval_token);
+    expect(headers.get("cache-control")).toBe("no-store");
+    expect(headers.get("referrer-policy")).toBe("no-referrer");
+    expect(headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+  });
+  it("answers 400 without a token and 404 for an unknown one", async () => {
+    const missing = await open(null);
+    expect(missing.status).toBe(400);
+    expect(missing.html).toContain("Link incompleto");
+    const unknown = await open("nao-existe");
+    expect(unknown.status).toBe(404);
+    expect(unknown.html).toContain("Proposta não encontrada");
+  });
+  it("answers 410 for an expired link", async () => {
+    const proposal = await freshProposal();
+    const { error } = await serviceClient().from("proposals").update({ approval_token_expires_at: new Date(Date.now() - 1000).toISOString() }).eq("id", proposal.id);
+    expect(error).toBeNull();
+    const page = await open(proposal.approval_token);
+    expect(page.status).toBe(410);
+    expect(page.html).toContain("Link expirado");
+    const answer = await post(proposal.approval_token, { email: fixture.customer.email, action: "approve" });
+    expect(answer.status).toBe(410);
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+  });
+  it("answers 409 for a proposal cancelled before the customer answered", async () => {
+    const proposal = await freshProposal();
+    await setStatus(proposal.id, "cancelled");
+    const page = await open(proposal.approval_token);
+    expect(page.status).toBe(409);
+    expect(page.html).toContain("Proposta encerrada");
+  });
+  it("refuses other methods with 405", async () => {
+    const response = await fetch(link(fixture.proposal.approval_token), { method: "PUT" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, POST");
+  });
+});
+
+describe("POST", () => {
+  it("approves when the e-mail is the customer's (any case), once", async () => {
+    const proposal = await freshProposal();
+    const answer = await post(proposal.approval_token, { email: `  ${fixture.customer.email.toUpperCase()} `, action: "approve" });
+    expect(answer.status).toBe(200);
+    expect(answer.html).toContain("<h1>Proposta aprovada</h1>");
+    const row = await readProposal(proposal.id);
+    expect(row.status).toBe("approved");
+
+    const again = await post(proposal.approval_token, { email: fixture.customer.email, action: "reject" });
+    expect(again.status).toBe(409);
+    expect(again.html).toContain("já foi aprovada");
+    expect((await readProposal(proposal.id)).status).toBe("approved");
+    const reopened = await open(proposal.approval_token);
+    expect(reopened.status).toBe(409);
+  });
+  it("rejects when asked to", async () => {
+    const proposal = await freshProposal();
+    const answer = await post(proposal.approval_token, { email: fixture.customer.email, action: "reject" });
+    expect(answer.status).toBe(200);
+    expect(answer.html).toContain("<h1>Proposta recusada</h1>");
+    expect((await readProposal(proposal.id)).status).toBe("rejected");
+  });
+  it("refuses a wrong e-mail with 403, shows the form again with the error, and changes nothing", async () => {
+    const proposal = await freshProposal();
+    const answer = await post(proposal.approval_token, { email: "outra@pessoa.test", action: "approve" });
+    expect(answer.status).toBe(403);
+    expect(answer.html).toContain('role="alert" id="erro"');
+    expect(answer.html).toContain('value="outra@pessoa.test"');
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+  });
+  it("refuses an incomplete form or an unknown action with 400", async () => {
+    const proposal = await freshProposal();
+    expect((await post(proposal.approval_token, { action: "approve" })).status).toBe(400);
+    expect((await post(proposal.approval_token, { email: fixture.customer.email })).status).toBe(400);
+    expect((await post(proposal.approval_token, { email: fixture.customer.email, action: "accept" })).status).toBe(400);
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+  });
+  it("refuses a body that is not a form with 415", async () => {
+    const proposal = await freshProposal();
+    const answer = await post(proposal.approval_token, { email: fixture.customer.email, action: "approve" }, "application/json");
+    expect(answer.status).toBe(415);
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+  });
+  it("answers 404 for an unknown token", async () => {
+    expect((await post("nao-existe", { email: fixture.customer.email, action: "approve" })).status).toBe(404);
+  });
+  it("records the customer's answer in the audit log without a signed-in actor", async () => {
+    const proposal = await freshProposal();
+    await post(proposal.approval_token, { email: fixture.customer.email, action: "approve" });
+    const { data } = await serviceClient().from("audit_log").select("action, actor_id").eq("entity_id", proposal.id).order("id");
+    expect(data).toEqual([
+      { action: "proposal.created", actor_id: fixture.technician.id },
+      { action: "proposal.approved", actor_id: null },
+    ]);
+  });
+});
+
+describe("the same door through the data API", () => {
+  it("an anonymous client can read one proposal by token with the RPC, but never list the table", async () => {
+    const headers = { apikey: env.anonKey, "content-type": "application/json" };
+    const rpc = await fetch(`${env.url}/rest/v1/rpc/get_proposal_for_approval`, { method: "POST", headers, body: JSON.stringify({ _token: fixture.proposal.approval_token }) });
+    expect(rpc.status).toBe(200);
+    const rows = (await rpc.json()) as { code: string; token_state: string }[];
+    expect(rows).toEqual([expect.objectContaining({ code: fixture.proposal.code, token_state: "open" })]);
+    const list = await fetch(`${env.url}/rest/v1/proposals?select=id`, { headers });
+    expect(list.status).toBe(401);
+  });
+});
