@@ -1,0 +1,26 @@
+/**
+ * A BlockRun for handler unit tests: real sandbox and clock by default, no trigger, a generous
+ * deadline. Only tests import it.
+ */
+import { memoryFileStore } from "../input-format.ts";
+import { quickjsSandbox } from "../sandbox.ts";
+import { systemClock } from "../executor.ts";
+import type { BlockIdentity } from "../errors.ts";
+import type { BlockRun } from "./types.ts";
+
+/** Builds a BlockRun around `input`; `overrides` replace any part. */
+export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>> = {}): BlockRun<Input> {
+  const targets: Record<string, BlockIdentity[]> = {};
+  return {
+    block: { id: "b1", name: "Block", type: "test" },
+    executionId: "run-1",
+    input,
+    signal: new AbortController().signal,
+    deadline: Date.now() + 5_000,
+    services: { sandbox: quickjsSandbox, clock: systemClock, files: memoryFileStore(() => "f1", () => Date.now()), newId: () => "id-1" },
+    variables: new Map(),
+    trigger: null,
+    targetsOf: (handle) => targets[handle] ?? [],
+    ...overrides,
+  };
+}

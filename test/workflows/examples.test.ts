@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { executeWorkflow } from "../../supabase/functions/_shared/workflows/executor.ts";
+import { validateWorkflowState } from "../../supabase/functions/_shared/workflows/validation.ts";
+import { loadExamples } from "./examples.ts";
+
+const examples = loadExamples();
+
+describe("the runnable examples in examples/workflows", () => {
+  it("exist", () => {
+    expect(examples.length).toBeGreaterThanOrEqual(8);
+  });
+
+  for (const example of examples) {
+    describe(`${example.file}: ${example.name}`, () => {
+      it("is a valid, deployable state", () => {
+        const result = validateWorkflowState(example.state, "deploy");
+        expect(result.ok ? [] : result.issues).toEqual([]);
+      });
+
+      for (const sample of example.samples) {
+        it(`produces the documented output: ${sample.description}`, async () => {
+          const result = await executeWorkflow({ workflow: example.state, trigger: sample.trigger, env: sample.env });
+          expect(result.status).toBe(sample.expect.status);
+          expect(result.output).toEqual(sample.expect.output);
+        });
+      }
+    });
+  }
+});

@@ -1,0 +1,126 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state-builder.ts";
+import { anonClient } from "../helpers/clients.ts";
+import { env } from "../helpers/env.ts";
+import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
+
+/**
+ * Every control-flow block in one workflow: an API trigger with an Input Format, a Condition, a
+ * Router, a forEach loop, a parallel, Function, Variables, Wait and Response blocks.
+ */
+function everyBlock() {
+  return new WorkflowBuilder()
+    .block("api", "api_trigger", { inputFormat: [{ name: "orders", type: "json", value: [{ id: 1, total: 40 }, { id: 2, total: 250 }] }, { name: "tier", type: "string", value: "gold" }] }, { name: "API" })
+    .block("any", "condition", { conditions: [{ id: "some", kind: "if", expression: "<api.orders>.length > 0" }, { id: "none", kind: "else" }] }, { name: "Any Orders" })
+    .loop("each", { nodes: ["price"], loopType: "forEach", forEachItems: "<api.orders>" }, { name: "Each Order" })
+    .block("price", "function", { code: "return { id: <loop.item>.id, total: <loop.item>.total * {{TAX_RATE}} };" }, { name: "Price" })
+    .parallel("notify", { nodes: ["pause"], parallelType: "count", count: 3 }, { name: "Notify" })
+    .block("pause", "wait", { amount: 10, unit: "ms" }, { name: "Pause" })
+    .block("tier", "router", { value: "<api.tier>", routes: [{ id: "gold", operator: "equals", operand: "gold" }, { id: "other", operator: "default" }] }, { name: "Tier" })
+    .block("discount", "variables", { assignments: [{ name: "discount", value: 0.1 }] }, { name: "Discount" })
+    .block("none", "variables", { assignments: [{ name: "discount", value: 0 }] }, { name: "No Discount" })
+    .block("answer", "response", { status: 201, headers: { "X-Orders": "<eachorder.iterations>" }, body: { priced: "<eachorder.results>", discount: "<variable.discount>", notified: "<notify.branches>" } }, { name: "Answer" })
+    .block("empty", "response", { status: 204 }, { name: "Empty" })
+    .edge("api", "any")
+    .edge("any", "each", "condition-some")
+    .edge("any", "empty", "condition-none")
+    .edge("each", "price", "loop-start")
+    .edge("each", "notify")
+    .edge("notify", "pause", "parallel-start")
+    .edge("notify", "tier")
+    .edge("tier", "discount", "router-gold")
+    .edge("tier", "none", "router-other")
+    .edge("discount", "answer")
+    .edge("none", "answer")
+    .build();
+}
+
+describe("manual runs of the draft, from a signed-in session", () => {
+  let workspace: TestWorkspace;
+  let workflowId: string;
+
+  beforeAll(async () => {
+    workspace = await createWorkspace("Manual runs");
+    workflowId = await createWorkflow(workspace.members.editor, workspace.id, "Every block", everyBlock());
+    const { error } = await workspace.owner.client.rpc("set_environment_variable", { p_workspace_id: workspace.id, p_name: "TAX_RATE", p_value: "1.5" });
+    if (error) throw error;
+  });
+
+  it("runs every control-flow block with the value column and the workspace's variables", async () => {
+    const { data, error } = await workspace.members.editor.client.functions.invoke(`workflow-run/${workflowId}`, { body: {} });
+    expect(error).toBeNull();
+    expect(data).toMatchObject({
+      success: true,
+      response: {
+        status: 201,
+        headers: { "X-Orders": "2" },
+        body: {
+          priced: [
+            { result: { id: 1, total: 60 }, stdout: "" },
+            { result: { id: 2, total: 375 }, stdout: "" },
+          ],
+          discount: 0.1,
+          notified: 3,
+        },
+      },
+      metadata: { trigger: "manual" },
+    });
+    expect(data.traceSpans.map((span: { name: string }) => span.name)).toEqual(["API", "Any Orders", "Each Order", "Notify", "Tier", "Discount", "Answer"]);
+    expect(data.context.decisions).toEqual({ condition: { any: "some" }, router: { tier: "gold" } });
+  });
+
+  it("takes an input that replaces the value column", async () => {
+    const { data } = await workspace.members.editor.client.functions.invoke(`workflow-run/${workflowId}`, { body: { input: { orders: [], tier: "silver" } } });
+    expect(data).toMatchObject({ success: true, response: { status: 204, body: null } });
+  });
+
+  it("runs the draft, not the deployed snapshot", async () => {
+    const { client } = workspace.members.editor;
+    const deployed = await client.rpc("deploy_workflow", { p_workflow_id: workflowId });
+    expect(deployed.error).toBeNull();
+    const draft = new WorkflowBuilder().block("start", "manual_trigger", {}, { name: "Start" }).block("say", "function", { code: "return 'draft';" }, { name: "Say" }).chain("start", "say").build();
+    await client.from("workflows").update({ state: draft }).eq("id", workflowId);
+    const { data } = await client.functions.invoke(`workflow-run/${workflowId}`, { body: {} });
+    expect(data.output).toEqual({ result: "draft", stdout: "" });
+  });
+
+  it("answers a failed run with 500, the failed block and the trace", async () => {
+    const failing = new WorkflowBuilder().block("start", "manual_trigger", {}, { name: "Start" }).block("spin", "function", { code: "while (true) {}", timeoutMs: 200 }, { name: "Spin" }).chain("start", "spin").build();
+    const id = await createWorkflow(workspace.members.editor, workspace.id, "Spinner", failing);
+    const response = await fetch(`${env.url}/functions/v1/workflow-run/${id}`, { method: "POST", headers: { Authorization: `Bearer ${workspace.members.editor.accessToken}` } });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ success: false, code: "EXECUTION_FAILED", errorCode: "SANDBOX_TIMEOUT", failedBlock: { id: "spin", name: "Spin", type: "function" } });
+  });
+
+  it("stops an endless loop, a memory bomb and an escape attempt under Deno, ending only those blocks", async () => {
+    const guarded = new WorkflowBuilder()
+      .block("start", "manual_trigger", {}, { name: "Start" })
+      .block("spin", "function", { code: "while (true) {}", timeoutMs: 200 }, { name: "Spin" })
+      .block("hog", "function", { code: "const a = []; while (true) a.push({ n: a.length });", memoryLimitMb: 8 }, { name: "Hog" })
+      .block("escape", "function", { code: "return Deno.env.toObject();" }, { name: "Escape" })
+      .block("report", "function", { code: "return [<spin.code>, <hog.code>, <escape.code>];" }, { name: "Report" })
+      .edge("start", "spin")
+      .edge("start", "hog")
+      .edge("start", "escape")
+      .edge("spin", "report", "error")
+      .edge("hog", "report", "error")
+      .edge("escape", "report", "error")
+      .build();
+    const id = await createWorkflow(workspace.members.editor, workspace.id, "Guarded", guarded);
+    const { data, error } = await workspace.members.editor.client.functions.invoke(`workflow-run/${id}`, { body: {} });
+    expect(error).toBeNull();
+    expect(data.output).toEqual({ result: ["SANDBOX_TIMEOUT", "SANDBOX_MEMORY_LIMIT", "BLOCK_FAILED"], stdout: "" });
+  });
+
+  it("refuses viewers, outsiders and anonymous callers", async () => {
+    const viewer = await fetch(`${env.url}/functions/v1/workflow-run/${workflowId}`, { method: "POST", headers: { Authorization: `Bearer ${workspace.members.viewer.accessToken}` } });
+    expect(viewer.status).toBe(403);
+    expect(await viewer.json()).toMatchObject({ code: "FORBIDDEN" });
+    const outsider = (await createWorkspace("Other")).owner;
+    const hidden = await fetch(`${env.url}/functions/v1/workflow-run/${workflowId}`, { method: "POST", headers: { Authorization: `Bearer ${outsider.accessToken}` } });
+    expect(hidden.status).toBe(404);
+    const anonymous = await anonClient().functions.invoke(`workflow-run/${workflowId}`, { body: {} });
+    expect(anonymous.error).not.toBeNull();
+    expect((anonymous.error as { context?: Response }).context?.status).toBe(401);
+  });
+});
