@@ -2,10 +2,14 @@
 // to its service's handler in _shared. Served at /functions/v1/api/* and, locally, at the
 // gateway's root /api/*; either way the path seen here starts with /api.
 import { handleGamificationRequest } from "../_shared/gamification/http.ts";
+import { handleWorkflowRequest } from "../_shared/workflows/http.ts";
 
 type Handler = (request: Request) => Promise<Response>;
 
-const routes: [prefix: string, handler: Handler][] = [["/api/v1/gamification/", handleGamificationRequest]];
+const routes: [prefix: string, handler: Handler][] = [
+  ["/api/v1/gamification/", handleGamificationRequest],
+  ["/api/workflows/", handleWorkflowRequest],
+];
 
 Deno.serve(async (request) => {
   const { pathname } = new URL(request.url);
