@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.ts";
@@ -49,10 +49,24 @@ async function runPgTap(config: StackConfig, files: string[]): Promise<SuiteResu
   return { name: "pgTAP", passed: Math.max(0, tests - failed), failed: ok ? failed : Math.max(failed, 1), ok };
 }
 
-/** TypeScript's type check over the Node side (platform, scripts, tests); Deno code is checked by Deno. */
+/**
+ * Type checks: tsc over the Node side (platform, scripts, tests), and `deno check` over every edge
+ * function and the Deno side of the functions host, resolved through the same import map.
+ */
 async function runTypecheck(): Promise<SuiteResult> {
-  const { code } = await runCaptured(join(PROJECT_ROOT, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], {});
-  return { name: "typecheck", passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
+  const tsc = await runCaptured(join(PROJECT_ROOT, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], {});
+  const functionsDir = join(PROJECT_ROOT, "supabase", "functions");
+  const entrypoints = readdirSync(functionsDir)
+    .filter((name) => existsSync(join(functionsDir, name, "index.ts")))
+    .map((name) => join("supabase", "functions", name, "index.ts"));
+  const deno = await runCaptured(
+    join(PROJECT_ROOT, "node_modules", ".bin", "deno"),
+    ["check", "--quiet", "--no-lock", "--node-modules-dir=manual", "--import-map=supabase/functions/import_map.json",
+      ...entrypoints, "platform/functions-host/main.ts", "platform/functions-host/runtime/worker.ts"],
+    { NO_COLOR: "1" },
+  );
+  const failed = [tsc, deno].filter((result) => result.code !== 0).length;
+  return { name: "typecheck (tsc, deno check)", passed: 2 - failed, failed, ok: failed === 0 };
 }
 
 /** vitest against the running stack, with its URLs and keys in the environment. */
