@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import type { StackConfig } from "../config.ts";
 import type { PlatformService } from "../http.ts";
 import { MailStore } from "./store.ts";
-import { batchBodySchema, emailBodySchema, listQuerySchema, type EmailBody } from "./schemas.ts";
+import { batchBodySchema, emailBodySchema, listQuerySchema, type EmailBody, type OutgoingEmail } from "./schemas.ts";
 import { inboxPage } from "./page.ts";
 import { resendError, ResendHttpError, zodToResendError } from "./errors.ts";
 
@@ -142,12 +142,6 @@ async function readJson(request: Request): Promise<unknown> {
   } catch {
     throw new ResendHttpError(422, "validation_error", "The request body is not valid JSON.");
   }
-}
-
-/** An email as the store keeps it: attachments resolved to bytes (fetched when given by `path`). */
-export interface OutgoingEmail {
-  body: EmailBody;
-  attachments: { filename: string; content_type: string; content_id?: string; bytes: Buffer }[];
 }
 
 async function materialise(body: EmailBody): Promise<OutgoingEmail> {

@@ -44,6 +44,12 @@ export const emailBodySchema = z
 
 export type EmailBody = z.infer<typeof emailBodySchema>;
 
+/** An email as the store keeps it: attachments resolved to bytes (fetched when given by `path`). */
+export interface OutgoingEmail {
+  body: EmailBody;
+  attachments: { filename: string; content_type: string; content_id?: string; bytes: Buffer }[];
+}
+
 export const batchBodySchema = z.array(emailBodySchema).min(1).max(100);
 
 export const listQuerySchema = z.object({

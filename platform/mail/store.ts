@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { OutgoingEmail } from "./app.ts";
-import type { ListQuery, MessageSummary, StoredAttachment, StoredMessage } from "./schemas.ts";
+import type { ListQuery, MessageSummary, OutgoingEmail, StoredAttachment, StoredMessage } from "./schemas.ts";
 
 /**
  * Caught mail on disk: `<mailDir>/<id>/message.json` plus `<mailDir>/<id>/attachments/<index>` with
