@@ -17,10 +17,12 @@ if (!(command in commands)) {
 const installed = join(root, "node_modules", ".package-lock.json");
 const lock = join(root, "package-lock.json");
 if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtimeMs) {
-  console.log("  • Installing npm packages (npm ci)…");
-  const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, stdio: "inherit" });
+  // `npm install`, not `npm ci`: registries that serve only this platform's binaries leave the other
+  // platforms' optional packages (deno, supabase CLI) out of the lock, which `npm ci` rejects.
+  console.log("  • Installing npm packages (npm install, as locked)…");
+  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) {
-    console.error("✗ npm ci failed. Check your network access to the npm registry and run the command again.");
+    console.error("✗ npm install failed. Check your network access to the npm registry and run the command again.");
     process.exit(1);
   }
 }
