@@ -1,0 +1,64 @@
+/**
+ * Gamification bench (`npm run bench -- gamification`): generates 100,000 technicians and about
+ * 5 million history rows in SQL, then measures through the HTTP API the scoring throughput (goal
+ * ≥ 1,000 actions/s) and ranking latency (local, national and category boards p95 ≤ 20 ms; a
+ * technician's national position p95 ≤ 10 ms), with the same reads straight through the data API
+ * and the national position in SQL alone as references. Expects the stack's coordinates in
+ * SUPABASE_URL, SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY, SUPABASE_DB_URL and SUPABASE_JWT_SECRET.
+ */
+import { cpus, totalmem } from "node:os";
+import postgres from "postgres";
+import { generateData } from "./gamification/data.ts";
+import { describeLoad } from "./gamification/load.ts";
+import { measureBatchScoring, measureDirectRpc, measurePositionInSql, measureRankings, measureScoring, type Stack } from "./gamification/measure.ts";
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
+  return value;
+}
+
+/** "✓" when a figure meets its goal, "✗" when not, "·" for a reference figure without one. */
+function verdict(ok: boolean | null): string {
+  if (ok === null) return "·";
+  return ok ? "✓" : "✗";
+}
+
+/** Generates the data set, runs every measurement and prints the figures and the machine. */
+export async function run(): Promise<void> {
+  const stack: Stack = { url: required("SUPABASE_URL"), jwtSecret: required("SUPABASE_JWT_SECRET") };
+  const dbUrl = required("SUPABASE_DB_URL");
+  const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [{ version }] = await sql<{ version: string }[]>`select version()`;
+    console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`);
+    console.log(`Database: ${version.split(",")[0]}; client, gateway, functions host, PostgREST and Postgres share the machine.`);
+
+    console.log("\nGenerating the data set (SQL, generate_series):");
+    await generateData(dbUrl, (line) => console.log(line));
+
+    console.log("\nScoring (chamado_concluido, each technician once):");
+    const batch = await measureBatchScoring(sql, stack, required("SUPABASE_SERVICE_ROLE_KEY"), 22_000, 100, 2, 10_001);
+    console.log(`  ${verdict(batch.actionsPerSecond >= 1000)} POST /points/lote, 100 actions a request, 2 in flight (goal ≥ 1,000 actions/s): ` +
+      `${batch.actionsPerSecond.toFixed(0)} actions/s; requests ${describeLoad(batch.load)}`);
+    const single = await measureScoring(sql, stack, 5_500, 32);
+    console.log(`  ${verdict(null)} POST /points, one action a request, 32 in flight: ${describeLoad(single)}`);
+
+    for (const concurrency of [1, 4]) {
+      console.log(`\nRanking reads through the API (2,000 different technicians each, ${concurrency} in flight):`);
+      for (const [name, result] of await measureRankings(stack, 2000, concurrency)) {
+        const goal = name.startsWith("own national position") ? 10 : 20;
+        console.log(`  ${verdict(concurrency === 1 ? result.p95 <= goal : null)} ${name}${concurrency === 1 ? ` (goal p95 ≤ ${goal} ms)` : ""}: ${describeLoad(result)}`);
+      }
+    }
+
+    console.log("\nReferences for the national position:");
+    const direct = await measureDirectRpc(stack, required("SUPABASE_ANON_KEY"), 2000, 1);
+    console.log(`  ${verdict(null)} the same RPC straight through the data API (POST /rest/v1/rpc, no edge function), 1 in flight: ${describeLoad(direct)}`);
+    const position = await measurePositionInSql(sql, 2000);
+    console.log(`  ${verdict(position.p95 <= 10)} gamificacao.posicao in SQL alone, 2,000 technicians (goal p95 ≤ 10 ms): ` +
+      `p50 ${position.p50.toFixed(2)} ms, p95 ${position.p95.toFixed(2)} ms, p99 ${position.p99.toFixed(2)} ms`);
+  } finally {
+    await sql.end();
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * Generates the gamification bench data set in SQL (generate_series): 100,000 technicians in 500
+ * cities, 2 million calls and about 5 million history rows, then the running totals, counters,
+ * rank buckets, category boards and snapshots that scoring would have left behind.
+ *
+ * Bulk-load practice keeps it to a few minutes on 2 cores: ids are sequential (append-only
+ * b-tree inserts), the two big tables are loaded by two sessions at once, and their secondary
+ * indexes, unique constraints and foreign keys are dropped first and recreated afterwards from
+ * the definitions read from the catalog, so the measured schema is exactly the migrations'.
+ */
+import postgres, { type Sql } from "postgres";
+
+/** Sizes of the generated data set. */
+export const SIZES = { technicians: 100_000, cities: 500, calls: 2_000_000 } as const;
+
+/** The id of bench technician `n` (1-based); sequential, so the primary key grows at its right edge. */
+export function technicianId(n: number): string {
+  return `b0000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+}
+
+/** SQL for technicianId() on an integer expression. */
+const technicianIdSql = (n: string) => `('b0000000-0000-4000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
+const callIdSql = (k: string) => `('c0000000-0000-4000-8000-' || lpad(to_hex(${k}), 12, '0'))::uuid`;
+
+/** A secondary object of a table, as the catalog defines it. */
+interface Secondary {
+  table: string;
+  name: string;
+  definition: string;
+  kind: "index" | "constraint";
+}
+
+/** The indexes (not backing a constraint), unique constraints and foreign keys of `table`. */
+async function secondaries(sql: Sql, table: string): Promise<Secondary[]> {
+  return sql<Secondary[]>`
+    select ${table} as table, conname as name, pg_get_constraintdef(oid) as definition, 'constraint' as kind
+    from pg_constraint where conrelid = ${table}::regclass and contype in ('f', 'u')
+    union all
+    select ${table}, c.relname, pg_get_indexdef(i.indexrelid), 'index'
+    from pg_index i join pg_class c on c.oid = i.indexrelid
+    where i.indrelid = ${table}::regclass and not i.indisprimary
+      and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)`;
+}
+
+async function dropSecondaries(sql: Sql, items: Secondary[]): Promise<void> {
+  for (const item of items) {
+    const schema = item.table.split(".")[0];
+    if (item.kind === "constraint") await sql.unsafe(`alter table ${item.table} drop constraint "${item.name}"`);
+    else await sql.unsafe(`drop index ${schema}."${item.name}"`);
+  }
+}
+
+/** Recreates indexes first (two at a time), then constraints (a unique one builds its index; a foreign key validates in one pass). */
+async function restoreSecondaries(sql: Sql, items: Secondary[]): Promise<void> {
+  const indexes = items.filter((item) => item.kind === "index");
+  for (let i = 0; i < indexes.length; i += 2) await Promise.all(indexes.slice(i, i + 2).map((item) => sql.unsafe(item.definition)));
+  for (const item of items.filter((entry) => entry.kind === "constraint")) {
+    await sql.unsafe(`alter table ${item.table} add constraint "${item.name}" ${item.definition}`);
+  }
+}
+
+/** Inserts calls k in [from, to]: 15% in the current week and 25% in the current month (so current boards are full whatever the date), the rest over 120 days. */
+function callsSql(from: number, to: number): string {
+  return `
+    insert into public.chamados (id, tecnico_id, cidade_id, latitude, longitude, agendado_para, aceito_em, checkin_em, checkout_em,
+      status, cancelado_em, cancelado_por, estrelas, criado_em, atualizado_em)
+    select ${callIdSql("k")}, ${technicianIdSql(`1 + k % ${SIZES.technicians}`)}, 'bench-' || ((1 + k % ${SIZES.technicians}) % ${SIZES.cities}),
+      -23.55, -46.63, c.agendado, c.agendado - interval '1 day',
+      case when not c.cancelado then c.agendado + c.atraso end,
+      case when not c.cancelado then c.agendado + c.atraso + c.duracao end,
+      case when c.cancelado then 'cancelado' else 'concluido' end,
+      case when c.cancelado then c.agendado end,
+      case when c.cancelado then case when k % 2 = 0 then 'tecnico' else 'cliente' end end,
+      case when not c.cancelado then case when h.sorte % 10 < 7 then 5 when h.sorte % 10 < 9 then 4 end end,
+      c.agendado, c.agendado
+    from (select gamificacao.meia_noite_local(gamificacao.inicio_periodo('semanal', now())) as semana,
+            gamificacao.meia_noite_local(gamificacao.inicio_periodo('mensal', now())) as mes,
+            now() - interval '120 days' as janela) l
+    cross join generate_series(${from}, ${to}) k
+    cross join lateral (select abs(hashtext(k::text)) as sorte) h
+    cross join lateral (select case when k % 20 < 3 then l.semana when k % 20 < 8 then l.mes else l.janela end as desde) j
+    cross join lateral (select
+        least(j.desde + (h.sorte % 1000000) / 1000000.0 * (now() - j.desde), now() - interval '4 hours') as agendado,
+        h.sorte % 25 = 0 as cancelado,
+        (h.sorte % 36 - 10) * interval '1 minute' as atraso,
+        (30 + h.sorte % 120) * interval '1 minute' as duracao) c`;
+}
+
+/** Inserts the history of the bench calls k in [from, to]: check-in if punctual, conclusion, rating; nivel 1.00 throughout. */
+function historySql(from: number, to: number): string {
+  return `
+    insert into public.historico_pontos (usuario_id, chamado_id, acao, cidade_id, pontos_base, multiplicador_tier, multiplicador_densidade,
+      multiplicador_nivel, pontos_final, tier, tecnicos_ativos, nivel_antes, data_acao)
+    select ch.tecnico_id, ch.id, a.acao, ch.cidade_id, a.base, m.multiplicador_tier, m.multiplicador_densidade, 1.00,
+      round(a.base * m.multiplicador_tier * m.multiplicador_densidade), m.tier, m.tecnicos_ativos, 'iniciante', a.momento
+    from public.chamados ch
+    join public.cidades_metricas m on m.cidade_id = ch.cidade_id
+    cross join lateral (values
+      ('checkin_pontual', 10, ch.checkin_em + interval '2 minutes', ch.checkin_em <= ch.agendado_para + interval '15 minutes'),
+      ('chamado_concluido', 50, ch.checkout_em + interval '1 minute', true),
+      ('avaliacao_5_estrelas', 25, ch.checkout_em + interval '2 minutes', ch.estrelas = 5),
+      ('avaliacao_4_estrelas', 10, ch.checkout_em + interval '2 minutes', ch.estrelas = 4)
+    ) a (acao, base, momento, elegivel)
+    where ch.id between ${callIdSql(String(from))} and ${callIdSql(String(to))} and ch.status = 'concluido' and a.elegivel`;
+}
+
+/** Splits 1..total into two halves for the two loading sessions. */
+function halves(total: number): [number, number][] {
+  const middle = Math.floor(total / 2);
+  return [
+    [1, middle],
+    [middle + 1, total],
+  ];
+}
+
+const setupSql = `
+  insert into public.cidades (id, nome, uf)
+  select 'bench-' || c, 'Bench ' || c, 'BX' from generate_series(0, ${SIZES.cities - 1}) c;
+  insert into public.cidades_metricas (cidade_id, chamados_90d, tier, multiplicador_tier, tecnicos_ativos, multiplicador_densidade, calculado_em)
+  select 'bench-' || c, v.chamados, (f).tier, (f).multiplicador, 1 + c % 12, gamificacao.multiplicador_densidade(1 + c % 12), now()
+  from generate_series(0, ${SIZES.cities - 1}) c
+  cross join lateral (select (array[1500, 500, 120, 30, 5])[1 + c % 5] as chamados) v
+  cross join lateral (select gamificacao.faixa_tier(v.chamados) as f) t;
+  insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, raw_app_meta_data, raw_user_meta_data,
+    created_at, updated_at, confirmation_token, recovery_token, email_change_token_new, email_change)
+  select '00000000-0000-0000-0000-000000000000', ${technicianIdSql("n")}, 'authenticated', 'authenticated',
+    'bench-' || n || '@bench.orbita.test', '', now(), '{}', '{}', now(), now(), '', '', '', ''
+  from generate_series(1, ${SIZES.technicians}) n;
+  insert into public.tecnicos (id, nome, cidade_id)
+  select ${technicianIdSql("n")}, 'Técnico Bench ' || n, 'bench-' || (n % ${SIZES.cities}) from generate_series(1, ${SIZES.technicians}) n;`;
+
+/** Lifetime totals and levels, then the period totals, from one pass of daily sums over the bench history. */
+const totalsSql = `
+  create temporary table bench_diarios on commit drop as
+  select h.usuario_id, gamificacao.hora_local(h.data_acao)::date as dia, sum(h.pontos_final)::integer as pontos,
+    count(*)::integer as acoes, max(h.data_acao) as ultima
+  from public.historico_pontos h where h.cidade_id like 'bench-%' group by 1, 2;
+  update public.tecnicos t set pontos_total = s.pontos, ultima_pontuacao_em = s.ultima,
+    nivel = (select n.slug from public.niveis n where n.pontos_minimos <= s.pontos order by n.ordem desc limit 1)
+  from (select usuario_id, sum(pontos)::integer as pontos, max(ultima) as ultima from bench_diarios group by 1) s
+  where t.id = s.usuario_id;
+  insert into gamificacao.totais_periodo (usuario_id, periodo, periodo_inicio, cidade_id, nivel_ordem, pontos, acoes, ultima_pontuacao_em)
+  select d.usuario_id, p.periodo, case p.periodo
+      when 'semanal' then date_trunc('week', d.dia)::date when 'mensal' then date_trunc('month', d.dia)::date
+      when 'anual' then date_trunc('year', d.dia)::date else '-infinity'::date end,
+    t.cidade_id, n.ordem, sum(d.pontos), sum(d.acoes), max(d.ultima)
+  from bench_diarios d
+  cross join gamificacao.periodos p
+  join public.tecnicos t on t.id = d.usuario_id
+  join public.niveis n on n.slug = t.nivel
+  group by 1, 2, 3, 4, 5;
+  insert into gamificacao.contagem_acoes (usuario_id, acao, quantidade)
+  select usuario_id, acao, count(*) from public.historico_pontos where cidade_id like 'bench-%' group by 1, 2;`;
+
+/** Tables vacuumed after the load, so index-only scans see all-visible pages (VACUUM refuses multi-statement strings). */
+const vacuumed = [
+  "public.chamados", "public.historico_pontos", "public.tecnicos", "gamificacao.totais_periodo", "gamificacao.faixas_ranking",
+  "gamificacao.ranking_categorias", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes",
+];
+
+/** Generates the data set on the database at `dbUrl`, printing each step's duration. */
+export async function generateData(dbUrl: string, log: (line: string) => void): Promise<void> {
+  const sql = postgres(dbUrl, {
+    max: 2,
+    onnotice: () => {},
+    connection: { work_mem: "128MB", maintenance_work_mem: "512MB", max_parallel_maintenance_workers: 1, statement_timeout: 0 },
+  });
+  const started = Date.now();
+  const step = async (label: string, work: () => Promise<unknown>) => {
+    const stepStarted = Date.now();
+    await work();
+    log(`  ${label}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s`);
+  };
+  try {
+    await step(`${SIZES.cities} cities, ${SIZES.technicians.toLocaleString("en")} auth users and technicians`, () => sql.unsafe(setupSql));
+    const big = [...(await secondaries(sql, "public.chamados")), ...(await secondaries(sql, "public.historico_pontos"))];
+    await step("drop secondary indexes, unique constraints and foreign keys of calls and history", () => dropSecondaries(sql, big));
+    await step(`${SIZES.calls.toLocaleString("en")} calls`, () => Promise.all(halves(SIZES.calls).map(([from, to]) => sql.unsafe(callsSql(from, to)))));
+    await step("history (check-in, conclusion, rating of each call)", () =>
+      Promise.all(halves(SIZES.calls).map(([from, to]) => sql.unsafe(historySql(from, to)))));
+    await step("recreate them", () => restoreSecondaries(sql, big));
+    await step("analyze", () => sql.unsafe("analyze public.chamados; analyze public.historico_pontos;"));
+    const totals = await secondaries(sql, "gamificacao.totais_periodo");
+    await dropSecondaries(sql, totals.filter((item) => item.kind === "index"));
+    await step("lifetime totals, levels, period totals and action counters", () => sql.begin((tx) => tx.unsafe(totalsSql)));
+    await step("recreate the board indexes and rebuild the rank buckets", async () => {
+      await restoreSecondaries(sql, totals.filter((item) => item.kind === "index"));
+      await sql`select gamificacao.reconstruir_faixas()`;
+    });
+    await step("category boards and snapshots (the daily job)", () => sql`select gamificacao.capturar_snapshots()`);
+    await step("vacuum analyze", async () => {
+      for (const table of vacuumed) await sql.unsafe(`vacuum analyze ${table}`);
+    });
+    const [{ linhas }] = await sql<{ linhas: string }[]>`select count(*)::text as linhas from public.historico_pontos`;
+    log(`  ${Number(linhas).toLocaleString("en")} history rows ready in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await sql.end();
+  }
+}

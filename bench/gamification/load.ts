@@ -1,0 +1,76 @@
+/**
+ * A small closed-loop HTTP load generator: `concurrency` workers send the prepared requests one
+ * after another and record each latency, so the figures include everything a client sees
+ * (gateway, edge function, PostgREST, Postgres).
+ */
+
+/** One prepared request. */
+export interface PreparedRequest {
+  method: "GET" | "POST";
+  url: string;
+  token: string;
+  /** The project key, for requests to the data API (the gateway requires it there). */
+  apikey?: string;
+  body?: unknown;
+}
+
+/** What a run measured. */
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  statuses: Record<string, number>;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
+}
+
+/** Sends every request with `concurrency` in flight and summarises latency (ms) and throughput. */
+export async function runLoad(requests: PreparedRequest[], concurrency: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < requests.length) {
+      const request = requests[next];
+      next += 1;
+      const sent = performance.now();
+      const response = await fetch(request.url, {
+        method: request.method,
+        headers: {
+          Authorization: `Bearer ${request.token}`,
+          ...(request.apikey ? { apikey: request.apikey } : {}),
+          ...(request.body === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      });
+      await response.arrayBuffer();
+      latencies.push(performance.now() - sent);
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: requests.length,
+    seconds,
+    perSecond: requests.length / seconds,
+    statuses,
+    p50: percentile(latencies, 0.5),
+    p95: percentile(latencies, 0.95),
+    p99: percentile(latencies, 0.99),
+  };
+}
+
+/** "1234/s, p50 3.1 ms, p95 7.9 ms, p99 12.0 ms, statuses {200: 1000}". */
+export function describeLoad(result: LoadResult): string {
+  const statuses = Object.entries(result.statuses).map(([status, count]) => `${status}: ${count}`).join(", ");
+  return `${result.perSecond.toFixed(0)}/s over ${result.seconds.toFixed(1)} s, p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms (${statuses})`;
+}

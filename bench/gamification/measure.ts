@@ -1,0 +1,154 @@
+/**
+ * The gamification measurements: scoring throughput and ranking latency through the HTTP API
+ * (gateway → `api` edge function → PostgREST → Postgres), and the national position computed in
+ * SQL alone, on the data set of data.ts.
+ */
+import { SignJWT } from "jose";
+import type { Sql } from "postgres";
+import { SIZES, technicianId } from "./data.ts";
+import { runLoad, type LoadResult, type PreparedRequest } from "./load.ts";
+
+/** Stack coordinates, from the environment the bench runner exports. */
+export interface Stack {
+  url: string;
+  jwtSecret: string;
+}
+
+/** A session token for bench technician `n`, as the auth service would issue it. */
+async function tokenFor(stack: Stack, n: number): Promise<string> {
+  return new SignJWT({ role: "authenticated", aud: "authenticated", app_metadata: {}, user_metadata: {} })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(technicianId(n))
+    .setIssuedAt()
+    .setExpirationTime("2h")
+    .sign(new TextEncoder().encode(stack.jwtSecret));
+}
+
+/** Deterministic spread of bench technicians (a multiplicative walk over 1..technicians). */
+function technicianNumbers(count: number, seed: number): number[] {
+  return Array.from({ length: count }, (_, i) => 1 + ((seed + i * 7919) % SIZES.technicians));
+}
+
+/**
+ * Creates one concluded call for each bench technician `first` .. `first + count - 1` and returns
+ * their ids. The category boards are then refreshed at once: new calls are the back office's work,
+ * and a refresh left to the 5-minute job would compete for the CPU while scoring is measured.
+ */
+async function prepareCalls(sql: Sql, first: number, count: number): Promise<(n: number) => string> {
+  await sql.unsafe(`
+    insert into public.chamados (id, tecnico_id, cidade_id, latitude, longitude, agendado_para, aceito_em, checkin_em, checkout_em, status)
+    select ('e0000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, ('b0000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid,
+      'bench-' || (n % ${SIZES.cities}), -23.55, -46.63, now() - interval '3 hours', now() - interval '1 day',
+      now() - interval '3 hours', now() - interval '2 hours', 'concluido'
+    from generate_series(${first}, ${first + count - 1}) n`);
+  await sql`select gamificacao.atualizar_rankings_categorias(now(), true)`;
+  return (n) => `e0000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+}
+
+/** The action registration that scores technician `n`'s prepared call. */
+function registration(n: number, callOf: (n: number) => string) {
+  return { usuario_id: technicianId(n), acao: "chamado_concluido", chamado_id: callOf(n) };
+}
+
+/**
+ * One action per request: `count` technicians (numbers `first` onwards) each score their
+ * prepared call through POST /points with their own JWT.
+ */
+export async function measureScoring(sql: Sql, stack: Stack, count: number, concurrency: number, first = 1): Promise<LoadResult> {
+  const callOf = await prepareCalls(sql, first, count);
+  const requests: PreparedRequest[] = [];
+  for (let n = first; n < first + count; n += 1) {
+    requests.push({ method: "POST", url: `${stack.url}/functions/v1/api/v1/gamification/points`, token: await tokenFor(stack, n), body: registration(n, callOf) });
+  }
+  const warmUp = Math.min(500, Math.floor(count / 10));
+  await runLoad(requests.slice(0, warmUp), concurrency);
+  return runLoad(requests.slice(warmUp), concurrency);
+}
+
+/**
+ * The back office's bulk path: `count` technicians' actions sent `size` at a time through POST
+ * /points/lote with the service role key. Returns the load result and actions scored per second.
+ */
+export async function measureBatchScoring(
+  sql: Sql, stack: Stack, serviceRoleKey: string, count: number, size: number, concurrency: number, first: number,
+): Promise<{ load: LoadResult; actionsPerSecond: number }> {
+  const callOf = await prepareCalls(sql, first, count);
+  const requests: PreparedRequest[] = [];
+  for (let start = first; start < first + count; start += size) {
+    const acoes = Array.from({ length: Math.min(size, first + count - start) }, (_, i) => registration(start + i, callOf));
+    requests.push({ method: "POST", url: `${stack.url}/functions/v1/api/v1/gamification/points/lote`, token: serviceRoleKey, body: { acoes } });
+  }
+  const warmUp = Math.max(1, Math.floor(requests.length / 10));
+  await runLoad(requests.slice(0, warmUp), concurrency);
+  const load = await runLoad(requests.slice(warmUp), concurrency);
+  return { load, actionsPerSecond: (load.requests * size) / load.seconds };
+}
+
+/** GET requests for `path` (with `query`) by `count` different technicians. */
+async function readRequests(stack: Stack, path: string, count: number, seed: number, query: (n: number) => Record<string, string>): Promise<PreparedRequest[]> {
+  const requests: PreparedRequest[] = [];
+  for (const n of technicianNumbers(count, seed)) {
+    const url = new URL(`${stack.url}/functions/v1/api/v1/gamification${path}`);
+    for (const [name, value] of Object.entries(query(n))) url.searchParams.set(name, value);
+    requests.push({ method: "GET", url: url.toString(), token: await tokenFor(stack, n) });
+  }
+  return requests;
+}
+
+/** The read measurements: name and result. */
+export type ReadResults = [string, LoadResult][];
+
+/** Ranking reads through the API: local (own city), national, national by level, a category board, and the caller's national position. */
+export async function measureRankings(stack: Stack, count: number, concurrency: number): Promise<ReadResults> {
+  const scenarios: [string, string, (n: number) => Record<string, string>][] = [
+    ["local board (own city, month, 20 entries + own position)", "/rankings/local", () => ({ periodo: "mensal" })],
+    ["national board (month, 20 entries + own position)", "/rankings/nacional", () => ({ periodo: "mensal" })],
+    ["national board of a level (all time)", "/rankings/nacional", () => ({ periodo: "geral", categoria: "experiente" })],
+    ["category board (qualidade, month)", "/rankings/categoria/qualidade", () => ({ periodo: "mensal" })],
+    ["own national position (month, limit=1)", "/rankings/nacional", () => ({ periodo: "mensal", limit: "1" })],
+  ];
+  const results: ReadResults = [];
+  let seed = 11;
+  for (const [name, path, query] of scenarios) {
+    seed += 104_729;
+    await runLoad(await readRequests(stack, path, Math.floor(count / 10), seed + 1, query), concurrency);
+    results.push([name, await runLoad(await readRequests(stack, path, count, seed, query), concurrency)]);
+  }
+  return results;
+}
+
+/**
+ * The same national-board read straight through the gateway's data API (POST /rest/v1/rpc/...,
+ * no edge function), as a reference for how much of the latency the function hop adds.
+ */
+export async function measureDirectRpc(stack: Stack, anonKey: string, count: number, concurrency: number): Promise<LoadResult> {
+  const requests: PreparedRequest[] = [];
+  for (const n of technicianNumbers(count, 777)) {
+    requests.push({
+      method: "POST",
+      url: `${stack.url}/rest/v1/rpc/gamificacao_ranking_nacional`,
+      token: await tokenFor(stack, n),
+      apikey: anonKey,
+      body: { p_periodo: "mensal", p_limit: 1 },
+    });
+  }
+  await runLoad(requests.slice(0, Math.floor(count / 10)), concurrency);
+  return runLoad(requests, concurrency);
+}
+
+/** Latency percentiles (ms) of the national position computed in SQL for `count` technicians, one at a time. */
+export async function measurePositionInSql(sql: Sql, count: number): Promise<{ p50: number; p95: number; p99: number }> {
+  const ids = technicianNumbers(count, 4242).map((n) => technicianId(n));
+  const latencies: number[] = [];
+  for (const id of ids) {
+    const started = performance.now();
+    await sql`
+      select gamificacao.posicao('nacional', t.periodo, t.periodo_inicio, null, t.pontos, t.ultima_pontuacao_em, t.usuario_id)
+      from gamificacao.totais_periodo t
+      where t.usuario_id = ${id} and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', now())`;
+    latencies.push(performance.now() - started);
+  }
+  latencies.sort((a, b) => a - b);
+  const at = (fraction: number) => latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))];
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}

@@ -1,0 +1,104 @@
+-- Gamification: evaluating badge rules when an action is scored.
+--
+-- Event-driven badges are evaluated inside the scoring transaction, right after the history row
+-- and the counters are written, so the POST can answer with `badges_conquistados`. Only badges
+-- the technician does not hold yet and whose rule can be affected by the action are evaluated.
+-- Month-close ranking badges (`ranking_mensal`) are awarded by the snapshot job instead.
+
+/**
+ * Whether `p_badge`'s rule holds for the technician right after the scored action `p_historico`
+ * (already inserted), for the rule kinds that read history or calls: acao_antes_da_hora,
+ * dias_na_semana and media_avaliacoes (gamificacao.avaliar_badges checks the others inline).
+ */
+create function gamificacao.badge_conquistado(p_badge public.badges, p_historico public.historico_pontos, p_acao public.acoes)
+returns boolean
+language plpgsql stable set search_path = '' as $$
+declare
+  v_leitura timestamptz;
+  v_quantidade bigint;
+  v_media numeric;
+begin
+  case p_badge.regra_tipo
+    when 'acao_antes_da_hora' then
+      v_leitura := (p_historico.metadata ->> 'timestamp_checkin')::timestamptz;
+      if v_leitura is null or extract(hour from gamificacao.hora_local(v_leitura)) >= p_badge.regra_hora then
+        return false;
+      end if;
+      select count(*) into v_quantidade from public.historico_pontos h
+      where h.usuario_id = p_historico.usuario_id and h.acao = p_badge.regra_acao
+        and extract(hour from gamificacao.hora_local((h.metadata ->> 'timestamp_checkin')::timestamptz)) < p_badge.regra_hora;
+      return v_quantidade >= p_badge.regra_minimo;
+
+    when 'dias_na_semana' then
+      select count(distinct gamificacao.hora_local(h.data_acao)::date) into v_quantidade from public.historico_pontos h
+      where h.usuario_id = p_historico.usuario_id and h.acao = p_badge.regra_acao
+        and h.data_acao >= gamificacao.meia_noite_local(gamificacao.inicio_periodo('semanal', p_historico.data_acao))
+        and h.data_acao <= p_historico.data_acao;
+      return v_quantidade >= p_badge.regra_minimo;
+
+    when 'media_avaliacoes' then
+      -- Ratings live on the calls (the back office records them); only a rating action can move the average.
+      if p_acao.estrelas_exigidas is null then
+        return false;
+      end if;
+      select count(ch.estrelas), avg(ch.estrelas) into v_quantidade, v_media from public.chamados ch
+      where ch.tecnico_id = p_historico.usuario_id and ch.estrelas is not null
+        and ch.checkout_em > p_historico.data_acao - make_interval(days => p_badge.regra_janela_dias)
+        and ch.checkout_em <= p_historico.data_acao;
+      return v_quantidade >= coalesce(p_badge.regra_amostra, 1) and v_media >= p_badge.regra_minimo;
+
+    else
+      return false;
+  end case;
+end;
+$$;
+comment on function gamificacao.badge_conquistado(public.badges, public.historico_pontos, public.acoes) is
+  'Evaluates a badge rule that reads history or calls (acao_antes_da_hora, dias_na_semana, media_avaliacoes).';
+
+/**
+ * Awards every active event-driven badge whose rule now holds and that the technician does not
+ * hold yet; returns the new awards as the API shows them (codigo, nome, categoria, descricao,
+ * icone, conquistado_em), in catalogue order. One statement: the cheap rules (counters, frozen
+ * city metrics, level) are checked inline and only the rules that scan history or calls call
+ * gamificacao.badge_conquistado().
+ */
+create function gamificacao.avaliar_badges(p_historico public.historico_pontos, p_acao public.acoes, p_nivel_ordem smallint)
+returns jsonb
+language plpgsql set search_path = '' as $$
+declare
+  v_novos jsonb;
+begin
+  with premiados as (
+    insert into public.usuario_badges (usuario_id, badge_codigo, conquistado_em, historico_id)
+    select p_historico.usuario_id, b.codigo, p_historico.data_acao, p_historico.id
+    from public.badges b
+    where b.ativo and b.regra_tipo <> 'ranking_mensal'
+      and (b.regra_acao is null or b.regra_acao = p_historico.acao)
+      and not exists (
+        select 1 from public.usuario_badges ub where ub.usuario_id = p_historico.usuario_id and ub.badge_codigo = b.codigo)
+      and case b.regra_tipo
+        when 'contagem_acao' then coalesce((select c.quantidade from gamificacao.contagem_acoes c
+                                            where c.usuario_id = p_historico.usuario_id and c.acao = b.regra_acao), 0) >= b.regra_minimo
+        when 'tier_cidade' then p_historico.tier >= b.regra_minimo
+        -- The scorer is active in the city even if the daily job has not counted them yet.
+        when 'tecnicos_ativos' then greatest(p_historico.tecnicos_ativos, 1) <= b.regra_minimo
+        when 'nivel' then p_nivel_ordem >= b.regra_minimo
+        else gamificacao.badge_conquistado(b, p_historico, p_acao)
+      end
+    on conflict do nothing
+    returning badge_codigo
+  )
+  select jsonb_agg(jsonb_build_object(
+      'codigo', b.codigo, 'nome', b.nome, 'categoria', b.categoria, 'descricao', b.descricao,
+      'icone', b.icone, 'conquistado_em', p_historico.data_acao) order by b.codigo)
+  into v_novos
+  from premiados p join public.badges b on b.codigo = p.badge_codigo;
+  if v_novos is null then
+    return '[]'::jsonb;
+  end if;
+  update public.tecnicos set badges_count = badges_count + jsonb_array_length(v_novos) where id = p_historico.usuario_id;
+  return v_novos;
+end;
+$$;
+comment on function gamificacao.avaliar_badges(public.historico_pontos, public.acoes, smallint) is
+  'Awards the event-driven badges whose rules the scored action just met; returns them.';
