@@ -1,0 +1,812 @@
+
+export type Json = string | number | boolean | null | { [key: string]: Json | undefined } | Json[]
+
+export type Database = {
+  
+  "public": {
+          Tables: {
+            "acoes": {
+                  Row: {
+                    "ativo": boolean,"codigo": string,"descricao": string,"estrelas_exigidas": number | null,"exige_geolocalizacao": boolean,"exige_urgente": boolean,"janela_antes_min": number | null,"janela_depois_min": number | null,"nome": string,"pontos_base": number,"status_exigidos": (string)[]
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "ativo"?: boolean,"codigo": string,"descricao": string,"estrelas_exigidas"?: number | null,"exige_geolocalizacao"?: boolean,"exige_urgente"?: boolean,"janela_antes_min"?: number | null,"janela_depois_min"?: number | null,"nome": string,"pontos_base": number,"status_exigidos": (string)[]
+                  }
+                  Update: {
+                    "ativo"?: boolean,"codigo"?: string,"descricao"?: string,"estrelas_exigidas"?: number | null,"exige_geolocalizacao"?: boolean,"exige_urgente"?: boolean,"janela_antes_min"?: number | null,"janela_depois_min"?: number | null,"nome"?: string,"pontos_base"?: number,"status_exigidos"?: (string)[]
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"audit_log": {
+                  Row: {
+                    "action": string,"actor_id": string | null,"created_at": string,"details": NonNullable<Json>,"entity_id": string,"entity_type": string,"id": number
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "action": string,"actor_id"?: string | null,"created_at"?: string,"details"?: NonNullable<Json>,"entity_id": string,"entity_type": string,"id"?: never
+                  }
+                  Update: {
+                    "action"?: string,"actor_id"?: string | null,"created_at"?: string,"details"?: NonNullable<Json>,"entity_id"?: string,"entity_type"?: string,"id"?: never
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"badges": {
+                  Row: {
+                    "ativo": boolean,"categoria": string,"codigo": string,"descricao": string,"icone": string,"nome": string,"regra_acao": string | null,"regra_amostra": number | null,"regra_escopo": string | null,"regra_hora": number | null,"regra_janela_dias": number | null,"regra_minimo": number,"regra_tipo": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "ativo"?: boolean,"categoria": string,"codigo": string,"descricao": string,"icone": string,"nome": string,"regra_acao"?: string | null,"regra_amostra"?: number | null,"regra_escopo"?: string | null,"regra_hora"?: number | null,"regra_janela_dias"?: number | null,"regra_minimo": number,"regra_tipo": string
+                  }
+                  Update: {
+                    "ativo"?: boolean,"categoria"?: string,"codigo"?: string,"descricao"?: string,"icone"?: string,"nome"?: string,"regra_acao"?: string | null,"regra_amostra"?: number | null,"regra_escopo"?: string | null,"regra_hora"?: number | null,"regra_janela_dias"?: number | null,"regra_minimo"?: number,"regra_tipo"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "badges_regra_acao_fkey"
+      columns: ["regra_acao"]
+isOneToOne: false
+      referencedRelation: "acoes"
+      referencedColumns: ["codigo"]
+    }
+                  ]
+                },"billing_accounts": {
+                  Row: {
+                    "created_at": string,"id": string,"name": string,"owner_id": string,"plan": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"id"?: string,"name": string,"owner_id": string,"plan"?: string
+                  }
+                  Update: {
+                    "created_at"?: string,"id"?: string,"name"?: string,"owner_id"?: string,"plan"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"chamados": {
+                  Row: {
+                    "aceito_em": string | null,"agendado_para": string,"atualizado_em": string,"cancelado_em": string | null,"cancelado_por": string | null,"checkin_em": string | null,"checkin_latitude": number | null,"checkin_longitude": number | null,"checkout_em": string | null,"cidade_id": string,"criado_em": string,"estrelas": number | null,"id": string,"latitude": number,"longitude": number,"raio_checkin_m": number | null,"status": string,"tecnico_id": string,"urgente": boolean
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "aceito_em"?: string | null,"agendado_para": string,"atualizado_em"?: string,"cancelado_em"?: string | null,"cancelado_por"?: string | null,"checkin_em"?: string | null,"checkin_latitude"?: number | null,"checkin_longitude"?: number | null,"checkout_em"?: string | null,"cidade_id": string,"criado_em"?: string,"estrelas"?: number | null,"id"?: string,"latitude": number,"longitude": number,"raio_checkin_m"?: number | null,"status"?: string,"tecnico_id": string,"urgente"?: boolean
+                  }
+                  Update: {
+                    "aceito_em"?: string | null,"agendado_para"?: string,"atualizado_em"?: string,"cancelado_em"?: string | null,"cancelado_por"?: string | null,"checkin_em"?: string | null,"checkin_latitude"?: number | null,"checkin_longitude"?: number | null,"checkout_em"?: string | null,"cidade_id"?: string,"criado_em"?: string,"estrelas"?: number | null,"id"?: string,"latitude"?: number,"longitude"?: number,"raio_checkin_m"?: number | null,"status"?: string,"tecnico_id"?: string,"urgente"?: boolean
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "chamados_cidade_id_fkey"
+      columns: ["cidade_id"]
+isOneToOne: false
+      referencedRelation: "cidades"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "chamados_tecnico_id_fkey"
+      columns: ["tecnico_id"]
+isOneToOne: false
+      referencedRelation: "tecnicos"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"cidades": {
+                  Row: {
+                    "id": string,"nome": string,"raio_checkin_m": number,"uf": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "id": string,"nome": string,"raio_checkin_m"?: number,"uf": string
+                  }
+                  Update: {
+                    "id"?: string,"nome"?: string,"raio_checkin_m"?: number,"uf"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"cidades_metricas": {
+                  Row: {
+                    "calculado_em": string,"chamados_90d": number,"cidade_id": string,"multiplicador_densidade": number,"multiplicador_tier": number,"tecnicos_ativos": number,"tier": number
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "calculado_em": string,"chamados_90d": number,"cidade_id": string,"multiplicador_densidade": number,"multiplicador_tier": number,"tecnicos_ativos": number,"tier": number
+                  }
+                  Update: {
+                    "calculado_em"?: string,"chamados_90d"?: number,"cidade_id"?: string,"multiplicador_densidade"?: number,"multiplicador_tier"?: number,"tecnicos_ativos"?: number,"tier"?: number
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "cidades_metricas_cidade_id_fkey"
+      columns: ["cidade_id"]
+isOneToOne: true
+      referencedRelation: "cidades"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "cidades_metricas_tier_fkey"
+      columns: ["tier"]
+isOneToOne: false
+      referencedRelation: "faixas_tier"
+      referencedColumns: ["tier"]
+    }
+                  ]
+                },"commissions": {
+                  Row: {
+                    "amount": number,"base_value": number,"carrier_payment_date": string,"commission_percentage": number,"created_at": string,"id": string,"order_id": string,"paid_at": string | null,"portal_payment_date": string,"sale_date": string,"status": Database["public"]['Enums']["commission_status"],"technician_id": string,"updated_at": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "amount": number,"base_value": number,"carrier_payment_date": string,"commission_percentage": number,"created_at"?: string,"id"?: string,"order_id": string,"paid_at"?: string | null,"portal_payment_date": string,"sale_date": string,"status"?: Database["public"]['Enums']["commission_status"],"technician_id": string,"updated_at"?: string
+                  }
+                  Update: {
+                    "amount"?: number,"base_value"?: number,"carrier_payment_date"?: string,"commission_percentage"?: number,"created_at"?: string,"id"?: string,"order_id"?: string,"paid_at"?: string | null,"portal_payment_date"?: string,"sale_date"?: string,"status"?: Database["public"]['Enums']["commission_status"],"technician_id"?: string,"updated_at"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "commissions_order_id_fkey"
+      columns: ["order_id"]
+isOneToOne: true
+      referencedRelation: "orders"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "commissions_technician_id_fkey"
+      columns: ["technician_id"]
+isOneToOne: false
+      referencedRelation: "profiles"
+      referencedColumns: ["user_id"]
+    }
+                  ]
+                },"customers": {
+                  Row: {
+                    "city": string | null,"cnpj": string,"company_name": string,"contact_name": string,"created_at": string,"email": string,"id": string,"phone": string,"postal_code": string | null,"state": string | null,"street": string | null,"technician_id": string,"updated_at": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "city"?: string | null,"cnpj": string,"company_name": string,"contact_name": string,"created_at"?: string,"email": string,"id"?: string,"phone": string,"postal_code"?: string | null,"state"?: string | null,"street"?: string | null,"technician_id"?: string,"updated_at"?: string
+                  }
+                  Update: {
+                    "city"?: string | null,"cnpj"?: string,"company_name"?: string,"contact_name"?: string,"created_at"?: string,"email"?: string,"id"?: string,"phone"?: string,"postal_code"?: string | null,"state"?: string | null,"street"?: string | null,"technician_id"?: string,"updated_at"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "customers_technician_id_fkey"
+      columns: ["technician_id"]
+isOneToOne: false
+      referencedRelation: "profiles"
+      referencedColumns: ["user_id"]
+    }
+                  ]
+                },"environment_variables": {
+                  Row: {
+                    "created_at": string,"created_by": string | null,"id": string,"name": string,"updated_at": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"created_by"?: string | null,"id"?: string,"name": string,"updated_at"?: string,"workspace_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"created_by"?: string | null,"id"?: string,"name"?: string,"updated_at"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "environment_variables_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"faixas_tier": {
+                  Row: {
+                    "chamados_minimos": number,"multiplicador": number,"tier": number
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "chamados_minimos": number,"multiplicador": number,"tier": number
+                  }
+                  Update: {
+                    "chamados_minimos"?: number,"multiplicador"?: number,"tier"?: number
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"folders": {
+                  Row: {
+                    "created_at": string,"id": string,"name": string,"parent_id": string | null,"updated_at": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"id"?: string,"name": string,"parent_id"?: string | null,"updated_at"?: string,"workspace_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"id"?: string,"name"?: string,"parent_id"?: string | null,"updated_at"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "folders_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "folders_workspace_id_parent_id_fkey"
+      columns: ["workspace_id","parent_id"]
+isOneToOne: false
+      referencedRelation: "folders"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"historico_pontos": {
+                  Row: {
+                    "acao": string,"chamado_id": string,"cidade_id": string,"data_acao": string,"distancia_m": number | null,"id": number,"metadata": NonNullable<Json>,"multiplicador_densidade": number,"multiplicador_nivel": number,"multiplicador_tier": number,"nivel_antes": string,"pontos_base": number,"pontos_final": number,"registrado_por": string | null,"tecnicos_ativos": number,"tier": number,"usuario_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "acao": string,"chamado_id": string,"cidade_id": string,"data_acao"?: string,"distancia_m"?: number | null,"id"?: never,"metadata"?: NonNullable<Json>,"multiplicador_densidade": number,"multiplicador_nivel": number,"multiplicador_tier": number,"nivel_antes": string,"pontos_base": number,"pontos_final": number,"registrado_por"?: string | null,"tecnicos_ativos": number,"tier": number,"usuario_id": string
+                  }
+                  Update: {
+                    "acao"?: string,"chamado_id"?: string,"cidade_id"?: string,"data_acao"?: string,"distancia_m"?: number | null,"id"?: never,"metadata"?: NonNullable<Json>,"multiplicador_densidade"?: number,"multiplicador_nivel"?: number,"multiplicador_tier"?: number,"nivel_antes"?: string,"pontos_base"?: number,"pontos_final"?: number,"registrado_por"?: string | null,"tecnicos_ativos"?: number,"tier"?: number,"usuario_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "historico_pontos_acao_fkey"
+      columns: ["acao"]
+isOneToOne: false
+      referencedRelation: "acoes"
+      referencedColumns: ["codigo"]
+    },{
+      foreignKeyName: "historico_pontos_chamado_id_fkey"
+      columns: ["chamado_id"]
+isOneToOne: false
+      referencedRelation: "chamados"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "historico_pontos_cidade_id_fkey"
+      columns: ["cidade_id"]
+isOneToOne: false
+      referencedRelation: "cidades"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "historico_pontos_nivel_antes_fkey"
+      columns: ["nivel_antes"]
+isOneToOne: false
+      referencedRelation: "niveis"
+      referencedColumns: ["slug"]
+    },{
+      foreignKeyName: "historico_pontos_usuario_id_fkey"
+      columns: ["usuario_id"]
+isOneToOne: false
+      referencedRelation: "tecnicos"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"holidays": {
+                  Row: {
+                    "created_at": string,"holiday_date": string,"kind": string,"name": string,"updated_at": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"holiday_date": string,"kind"?: string,"name": string,"updated_at"?: string
+                  }
+                  Update: {
+                    "created_at"?: string,"holiday_date"?: string,"kind"?: string,"name"?: string,"updated_at"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"niveis": {
+                  Row: {
+                    "multiplicador": number,"nome": string,"ordem": number,"pontos_minimos": number,"slug": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "multiplicador": number,"nome": string,"ordem": number,"pontos_minimos": number,"slug": string
+                  }
+                  Update: {
+                    "multiplicador"?: number,"nome"?: string,"ordem"?: number,"pontos_minimos"?: number,"slug"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"orders": {
+                  Row: {
+                    "cancelled_at": string | null,"created_at": string,"id": string,"ordered_at": string,"proposal_id": string,"status": Database["public"]['Enums']["order_status"],"technician_id": string,"total_value": number,"updated_at": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "cancelled_at"?: string | null,"created_at"?: string,"id"?: string,"ordered_at"?: string,"proposal_id": string,"status"?: Database["public"]['Enums']["order_status"],"technician_id": string,"total_value": number,"updated_at"?: string
+                  }
+                  Update: {
+                    "cancelled_at"?: string | null,"created_at"?: string,"id"?: string,"ordered_at"?: string,"proposal_id"?: string,"status"?: Database["public"]['Enums']["order_status"],"technician_id"?: string,"total_value"?: number,"updated_at"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "orders_proposal_id_fkey"
+      columns: ["proposal_id"]
+isOneToOne: true
+      referencedRelation: "proposals"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "orders_technician_id_fkey"
+      columns: ["technician_id"]
+isOneToOne: false
+      referencedRelation: "profiles"
+      referencedColumns: ["user_id"]
+    }
+                  ]
+                },"products": {
+                  Row: {
+                    "commission_percentage": number,"created_at": string,"description": string,"id": string,"is_active": boolean,"monthly_price": number,"name": string,"price": number,"product_type": string,"updated_at": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "commission_percentage": number,"created_at"?: string,"description"?: string,"id"?: string,"is_active"?: boolean,"monthly_price": number,"name": string,"price"?: number,"product_type": string,"updated_at"?: string
+                  }
+                  Update: {
+                    "commission_percentage"?: number,"created_at"?: string,"description"?: string,"id"?: string,"is_active"?: boolean,"monthly_price"?: number,"name"?: string,"price"?: number,"product_type"?: string,"updated_at"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"profiles": {
+                  Row: {
+                    "created_at": string,"email": string | null,"full_name": string,"updated_at": string,"user_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"email"?: string | null,"full_name"?: string,"updated_at"?: string,"user_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"email"?: string | null,"full_name"?: string,"updated_at"?: string,"user_id"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"proposals": {
+                  Row: {
+                    "activated_at": string | null,"approval_token": string,"approval_token_expires_at": string,"approval_token_used_at": string | null,"cancelled_at": string | null,"code": string,"contract_months": number,"created_at": string,"customer_id": string,"id": string,"monthly_value": number,"notes": string | null,"product_id": string,"status": Database["public"]['Enums']["proposal_status"],"technician_id": string,"total_value": number,"updated_at": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "activated_at"?: string | null,"approval_token": string,"approval_token_expires_at": string,"approval_token_used_at"?: string | null,"cancelled_at"?: string | null,"code": string,"contract_months": number,"created_at"?: string,"customer_id": string,"id"?: string,"monthly_value": number,"notes"?: string | null,"product_id": string,"status"?: Database["public"]['Enums']["proposal_status"],"technician_id"?: string,"total_value": number,"updated_at"?: string
+                  }
+                  Update: {
+                    "activated_at"?: string | null,"approval_token"?: string,"approval_token_expires_at"?: string,"approval_token_used_at"?: string | null,"cancelled_at"?: string | null,"code"?: string,"contract_months"?: number,"created_at"?: string,"customer_id"?: string,"id"?: string,"monthly_value"?: number,"notes"?: string | null,"product_id"?: string,"status"?: Database["public"]['Enums']["proposal_status"],"technician_id"?: string,"total_value"?: number,"updated_at"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "proposals_customer_id_fkey"
+      columns: ["customer_id"]
+isOneToOne: false
+      referencedRelation: "customers"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "proposals_product_id_fkey"
+      columns: ["product_id"]
+isOneToOne: false
+      referencedRelation: "products"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "proposals_technician_id_fkey"
+      columns: ["technician_id"]
+isOneToOne: false
+      referencedRelation: "profiles"
+      referencedColumns: ["user_id"]
+    }
+                  ]
+                },"tecnicos": {
+                  Row: {
+                    "ativo": boolean,"avatar_url": string | null,"badges_count": number,"cidade_id": string,"criado_em": string,"id": string,"nivel": string,"nome": string,"pontos_total": number,"ultima_pontuacao_em": string | null
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "ativo"?: boolean,"avatar_url"?: string | null,"badges_count"?: number,"cidade_id": string,"criado_em"?: string,"id": string,"nivel"?: string,"nome": string,"pontos_total"?: number,"ultima_pontuacao_em"?: string | null
+                  }
+                  Update: {
+                    "ativo"?: boolean,"avatar_url"?: string | null,"badges_count"?: number,"cidade_id"?: string,"criado_em"?: string,"id"?: string,"nivel"?: string,"nome"?: string,"pontos_total"?: number,"ultima_pontuacao_em"?: string | null
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "tecnicos_cidade_id_fkey"
+      columns: ["cidade_id"]
+isOneToOne: false
+      referencedRelation: "cidades"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "tecnicos_nivel_fkey"
+      columns: ["nivel"]
+isOneToOne: false
+      referencedRelation: "niveis"
+      referencedColumns: ["slug"]
+    }
+                  ]
+                },"user_roles": {
+                  Row: {
+                    "created_at": string,"id": number,"role": Database["public"]['Enums']["app_role"],"updated_at": string,"user_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"id"?: never,"role": Database["public"]['Enums']["app_role"],"updated_at"?: string,"user_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"id"?: never,"role"?: Database["public"]['Enums']["app_role"],"updated_at"?: string,"user_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "user_roles_user_id_fkey"
+      columns: ["user_id"]
+isOneToOne: false
+      referencedRelation: "profiles"
+      referencedColumns: ["user_id"]
+    }
+                  ]
+                },"usuario_badges": {
+                  Row: {
+                    "badge_codigo": string,"conquistado_em": string,"historico_id": number | null,"periodo_inicio": string | null,"usuario_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "badge_codigo": string,"conquistado_em"?: string,"historico_id"?: number | null,"periodo_inicio"?: string | null,"usuario_id": string
+                  }
+                  Update: {
+                    "badge_codigo"?: string,"conquistado_em"?: string,"historico_id"?: number | null,"periodo_inicio"?: string | null,"usuario_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "usuario_badges_badge_codigo_fkey"
+      columns: ["badge_codigo"]
+isOneToOne: false
+      referencedRelation: "badges"
+      referencedColumns: ["codigo"]
+    },{
+      foreignKeyName: "usuario_badges_historico_id_fkey"
+      columns: ["historico_id"]
+isOneToOne: false
+      referencedRelation: "historico_pontos"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "usuario_badges_usuario_id_fkey"
+      columns: ["usuario_id"]
+isOneToOne: false
+      referencedRelation: "tecnicos"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"workflow_deployments": {
+                  Row: {
+                    "activated_at": string | null,"created_at": string,"created_by": string | null,"id": string,"is_active": boolean,"note": string | null,"state": NonNullable<Json>,"version": number,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "activated_at"?: string | null,"created_at"?: string,"created_by"?: string | null,"id"?: string,"is_active"?: boolean,"note"?: string | null,"state": NonNullable<Json>,"version": number,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "activated_at"?: string | null,"created_at"?: string,"created_by"?: string | null,"id"?: string,"is_active"?: boolean,"note"?: string | null,"state"?: NonNullable<Json>,"version"?: number,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_deployments_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workflows": {
+                  Row: {
+                    "created_at": string,"created_by": string | null,"description": string,"folder_id": string | null,"id": string,"name": string,"state": NonNullable<Json>,"updated_at": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"created_by"?: string | null,"description"?: string,"folder_id"?: string | null,"id"?: string,"name": string,"state"?: NonNullable<Json>,"updated_at"?: string,"workspace_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"created_by"?: string | null,"description"?: string,"folder_id"?: string | null,"id"?: string,"name"?: string,"state"?: NonNullable<Json>,"updated_at"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflows_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "workflows_workspace_id_folder_id_fkey"
+      columns: ["workspace_id","folder_id"]
+isOneToOne: false
+      referencedRelation: "folders"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workspace_members": {
+                  Row: {
+                    "created_at": string,"role": string,"user_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"role": string,"user_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"role"?: string,"user_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workspace_members_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"workspaces": {
+                  Row: {
+                    "billing_account_id": string,"created_at": string,"created_by": string | null,"id": string,"name": string,"updated_at": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "billing_account_id": string,"created_at"?: string,"created_by"?: string | null,"id"?: string,"name": string,"updated_at"?: string
+                  }
+                  Update: {
+                    "billing_account_id"?: string,"created_at"?: string,"created_by"?: string | null,"id"?: string,"name"?: string,"updated_at"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workspaces_billing_account_id_fkey"
+      columns: ["billing_account_id"]
+isOneToOne: false
+      referencedRelation: "billing_accounts"
+      referencedColumns: ["id"]
+    }
+                  ]
+                }
+          }
+          Views: {
+            [_ in never]: never
+          }
+          Functions: {
+            "activate_deployment":
+{ Args: { "p_version": number,"p_workflow_id": string }; Returns: {
+              "activated_at": string | null,
+"created_at": string,
+"created_by": string | null,
+"id": string,
+"is_active": boolean,
+"note": string | null,
+"state": NonNullable<Json>,
+"version": number,
+"workflow_id": string,
+"workspace_id": string
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "workflow_deployments"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
+"calculate_payment_dates":
+{ Args: { "sale_date": string }; Returns: Record<string, unknown>
+                           },
+"create_workspace":
+{ Args: { "p_billing_account_id"?: string,"p_name": string }; Returns: {
+              "billing_account_id": string,
+"created_at": string,
+"created_by": string | null,
+"id": string,
+"name": string,
+"updated_at": string
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "workspaces"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
+"deploy_workflow":
+{ Args: { "p_note"?: string,"p_workflow_id": string }; Returns: {
+              "activated_at": string | null,
+"created_at": string,
+"created_by": string | null,
+"id": string,
+"is_active": boolean,
+"note": string | null,
+"state": NonNullable<Json>,
+"version": number,
+"workflow_id": string,
+"workspace_id": string
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "workflow_deployments"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
+"diff_workflow_deployment":
+{ Args: { "p_compare_to"?: number,"p_version"?: number,"p_workflow_id": string }; Returns: Json
+                           },
+"gamificacao_badges_usuario":
+{ Args: { "p_usuario_id": string }; Returns: Json
+                           },
+"gamificacao_historico":
+{ Args: { "p_dias"?: number,"p_limit"?: number,"p_offset"?: number,"p_usuario_id"?: string }; Returns: Json
+                           },
+"gamificacao_ranking_categoria":
+{ Args: { "p_categoria": string,"p_limit"?: number,"p_offset"?: number,"p_periodo"?: string }; Returns: Json
+                           },
+"gamificacao_ranking_local":
+{ Args: { "p_cidade"?: string,"p_limit"?: number,"p_offset"?: number,"p_periodo"?: string }; Returns: Json
+                           },
+"gamificacao_ranking_nacional":
+{ Args: { "p_limit"?: number,"p_nivel"?: string,"p_offset"?: number,"p_periodo"?: string }; Returns: Json
+                           },
+"gamificacao_registrar_acao":
+{ Args: { "p_acao": string,"p_chamado_id": string,"p_metadata"?: Json,"p_usuario_id": string }; Returns: Json
+                           },
+"gamificacao_registrar_acoes":
+{ Args: { "p_acoes": Json }; Returns: Json
+                           },
+"generate_approval_token":
+{ Args: Record<PropertyKey, never>; Returns: string
+                           },
+"get_proposal_for_approval":
+{ Args: { "_token": string }; Returns: {
+              "code": string,"company_name": string,"contact_name": string,"contract_months": number,"expires_at": string,"monthly_value": number,"product_description": string,"product_name": string,"responded_at": string,"status": Database["public"]['Enums']["proposal_status"],"technician_name": string,"token_state": string,"total_value": number
+            }[]
+                           },
+"has_role":
+{ Args: { "_role": Database["public"]['Enums']["app_role"],"_user_id": string }; Returns: boolean
+                           },
+"my_workspace_role":
+{ Args: { "p_workspace_id": string }; Returns: string
+                           },
+"respond_to_proposal":
+{ Args: { "_action": string,"_email": string,"_token": string }; Returns: Record<string, unknown>
+                           },
+"set_environment_variable":
+{ Args: { "p_name": string,"p_value": string,"p_workspace_id": string }; Returns: {
+              "created_at": string,
+"created_by": string | null,
+"id": string,
+"name": string,
+"updated_at": string,
+"workspace_id": string
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "environment_variables"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
+"undeploy_workflow":
+{ Args: { "p_workflow_id": string }; Returns: undefined
+                           },
+"validate_workflow_state":
+{ Args: { "p_mode"?: string,"p_state": Json }; Returns: Json
+                           },
+"workspace_environment":
+{ Args: { "p_workspace_id": string }; Returns: Json
+                           }
+          }
+          Enums: {
+            "app_role": "super_admin"|"admin"|"technician","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled"
+          }
+          CompositeTypes: {
+            [_ in never]: never
+          }
+        }
+}
+
+type DatabaseWithoutInternals = Omit<Database, '__InternalSupabase'>
+
+type DefaultSchema = DatabaseWithoutInternals[Extract<keyof Database, "public">]
+
+export type Tables<
+  DefaultSchemaTableNameOrOptions extends
+    | keyof (DefaultSchema["Tables"] & DefaultSchema["Views"])
+    | { schema: keyof DatabaseWithoutInternals },
+  TableName extends DefaultSchemaTableNameOrOptions extends {
+    schema: keyof DatabaseWithoutInternals
+  }
+    ? keyof (DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"] &
+        DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Views"])
+    : never = never
+> = DefaultSchemaTableNameOrOptions extends { schema: keyof DatabaseWithoutInternals }
+  ? (DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"] &
+      DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Views"])[TableName] extends {
+      Row: infer R
+    }
+    ? R
+    : never
+  : DefaultSchemaTableNameOrOptions extends keyof (DefaultSchema["Tables"] & DefaultSchema["Views"])
+  ? (DefaultSchema["Tables"] & DefaultSchema["Views"])[DefaultSchemaTableNameOrOptions] extends {
+      Row: infer R
+    }
+    ? R
+    : never
+  : never
+
+export type TablesInsert<
+  DefaultSchemaTableNameOrOptions extends
+    | keyof DefaultSchema["Tables"]
+    | { schema: keyof DatabaseWithoutInternals },
+  TableName extends DefaultSchemaTableNameOrOptions extends {
+    schema: keyof DatabaseWithoutInternals
+  }
+    ? keyof DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"]
+    : never = never
+> = DefaultSchemaTableNameOrOptions extends { schema: keyof DatabaseWithoutInternals }
+  ? DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"][TableName] extends {
+      Insert: infer I
+    }
+    ? I
+    : never
+  : DefaultSchemaTableNameOrOptions extends keyof DefaultSchema["Tables"]
+  ? DefaultSchema["Tables"][DefaultSchemaTableNameOrOptions] extends {
+      Insert: infer I
+    }
+    ? I
+    : never
+  : never
+
+export type TablesUpdate<
+  DefaultSchemaTableNameOrOptions extends
+    | keyof DefaultSchema["Tables"]
+    | { schema: keyof DatabaseWithoutInternals },
+  TableName extends DefaultSchemaTableNameOrOptions extends {
+    schema: keyof DatabaseWithoutInternals
+  }
+    ? keyof DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"]
+    : never = never
+> = DefaultSchemaTableNameOrOptions extends { schema: keyof DatabaseWithoutInternals }
+  ? DatabaseWithoutInternals[DefaultSchemaTableNameOrOptions["schema"]]["Tables"][TableName] extends {
+      Update: infer U
+    }
+    ? U
+    : never
+  : DefaultSchemaTableNameOrOptions extends keyof DefaultSchema["Tables"]
+  ? DefaultSchema["Tables"][DefaultSchemaTableNameOrOptions] extends {
+      Update: infer U
+    }
+    ? U
+    : never
+  : never
+
+export type Enums<
+  DefaultSchemaEnumNameOrOptions extends
+    | keyof DefaultSchema["Enums"]
+    | { schema: keyof DatabaseWithoutInternals },
+  EnumName extends DefaultSchemaEnumNameOrOptions extends {
+    schema: keyof DatabaseWithoutInternals
+  }
+    ? keyof DatabaseWithoutInternals[DefaultSchemaEnumNameOrOptions["schema"]]["Enums"]
+    : never = never
+> = DefaultSchemaEnumNameOrOptions extends { schema: keyof DatabaseWithoutInternals }
+  ? DatabaseWithoutInternals[DefaultSchemaEnumNameOrOptions["schema"]]["Enums"][EnumName]
+  : DefaultSchemaEnumNameOrOptions extends keyof DefaultSchema["Enums"]
+  ? DefaultSchema["Enums"][DefaultSchemaEnumNameOrOptions]
+  : never
+
+export type CompositeTypes<
+  PublicCompositeTypeNameOrOptions extends
+    | keyof DefaultSchema["CompositeTypes"]
+    | { schema: keyof DatabaseWithoutInternals },
+  CompositeTypeName extends PublicCompositeTypeNameOrOptions extends {
+    schema: keyof DatabaseWithoutInternals
+  }
+    ? keyof DatabaseWithoutInternals[PublicCompositeTypeNameOrOptions["schema"]]["CompositeTypes"]
+    : never = never
+> = PublicCompositeTypeNameOrOptions extends { schema: keyof DatabaseWithoutInternals }
+  ? DatabaseWithoutInternals[PublicCompositeTypeNameOrOptions["schema"]]["CompositeTypes"][CompositeTypeName]
+  : PublicCompositeTypeNameOrOptions extends keyof DefaultSchema["CompositeTypes"]
+  ? DefaultSchema["CompositeTypes"][PublicCompositeTypeNameOrOptions]
+  : never
+
+export const Constants = {
+  "public": {
+          Enums: {
+            "app_role": ["super_admin", "admin", "technician"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"]
+          }
+        }
+} as const
