@@ -58,27 +58,28 @@ comment on function gamificacao.badge_conquistado(public.badges, public.historic
 /**
  * Awards every active event-driven badge whose rule now holds and that the technician does not
  * hold yet; returns the new awards as the API shows them (codigo, nome, categoria, descricao,
- * icone, conquistado_em), in catalogue order. One statement: the cheap rules (counters, frozen
- * city metrics, level) are checked inline and only the rules that scan history or calls call
+ * icone, conquistado_em), in catalogue order. `p_contagem` is how many times the technician has
+ * now scored this action. One statement: the cheap rules (that count, the frozen city metrics,
+ * the level) are checked inline, and only the rules that read history or calls call
  * gamificacao.badge_conquistado().
  */
-create function gamificacao.avaliar_badges(p_historico public.historico_pontos, p_acao public.acoes, p_nivel_ordem smallint)
+create function gamificacao.avaliar_badges(p_historico public.historico_pontos, p_acao public.acoes, p_nivel_ordem smallint, p_contagem integer)
 returns jsonb
 language plpgsql set search_path = '' as $$
 declare
+  v_tidos text[];
   v_novos jsonb;
 begin
+  select coalesce(array_agg(ub.badge_codigo), '{}') into v_tidos from public.usuario_badges ub where ub.usuario_id = p_historico.usuario_id;
   with premiados as (
     insert into public.usuario_badges (usuario_id, badge_codigo, conquistado_em, historico_id)
     select p_historico.usuario_id, b.codigo, p_historico.data_acao, p_historico.id
     from public.badges b
     where b.ativo and b.regra_tipo <> 'ranking_mensal'
       and (b.regra_acao is null or b.regra_acao = p_historico.acao)
-      and not exists (
-        select 1 from public.usuario_badges ub where ub.usuario_id = p_historico.usuario_id and ub.badge_codigo = b.codigo)
+      and b.codigo <> all (v_tidos)
       and case b.regra_tipo
-        when 'contagem_acao' then coalesce((select c.quantidade from gamificacao.contagem_acoes c
-                                            where c.usuario_id = p_historico.usuario_id and c.acao = b.regra_acao), 0) >= b.regra_minimo
+        when 'contagem_acao' then p_contagem >= b.regra_minimo
         when 'tier_cidade' then p_historico.tier >= b.regra_minimo
         -- The scorer is active in the city even if the daily job has not counted them yet.
         when 'tecnicos_ativos' then greatest(p_historico.tecnicos_ativos, 1) <= b.regra_minimo
@@ -100,5 +101,5 @@ begin
   return v_novos;
 end;
 $$;
-comment on function gamificacao.avaliar_badges(public.historico_pontos, public.acoes, smallint) is
+comment on function gamificacao.avaliar_badges(public.historico_pontos, public.acoes, smallint, integer) is
   'Awards the event-driven badges whose rules the scored action just met; returns them.';

@@ -201,6 +201,7 @@ declare
   v_pontos integer;
   v_historico public.historico_pontos;
   v_badges jsonb;
+  v_contagem integer;
   v_periodos text[];
   v_inicios date[];
   v_larguras integer[];
@@ -292,7 +293,8 @@ begin
   where id = p_usuario_id;
 
   insert into gamificacao.contagem_acoes as c (usuario_id, acao, quantidade) values (p_usuario_id, p_acao, 1)
-  on conflict (usuario_id, acao) do update set quantidade = c.quantidade + 1;
+  on conflict (usuario_id, acao) do update set quantidade = c.quantidade + 1
+  returning c.quantidade into v_contagem;
 
   with gravados as (
     insert into gamificacao.totais_periodo as t
@@ -339,7 +341,7 @@ begin
     end loop;
   end if;
 
-  v_badges := gamificacao.avaliar_badges(v_historico, v_acao, v_nivel_depois.ordem);
+  v_badges := gamificacao.avaliar_badges(v_historico, v_acao, v_nivel_depois.ordem, v_contagem);
 
   return row(
     jsonb_build_object(
