@@ -32,6 +32,8 @@ const PORTS: Record<ProfileName, Ports> = {
 /** Everything a platform process needs to know about the stack it belongs to. */
 export interface StackConfig extends ApiKeys {
   profile: ProfileName;
+  /** Port and folder shift of this stack (0 for the usual one). */
+  slot: number;
   ports: Ports;
   /** Ignored folder holding this profile's cluster, logs, stored files and caught mail. */
   runtimeDir: string;
@@ -65,6 +67,7 @@ export function loadConfig(profile: ProfileName = currentProfile(), slot = testS
   return {
     ...keys,
     profile,
+    slot,
     ports,
     runtimeDir,
     pgDataDir: join(runtimeDir, "pgdata"),
@@ -84,6 +87,9 @@ export function loadConfig(profile: ProfileName = currentProfile(), slot = testS
  * several test runs can proceed side by side on one machine.
  */
 function testSlot(profile: ProfileName): number {
+  // ORBITA_STACK_SLOT is how the platform tells its own service processes which stack they are in.
+  const inherited = process.env.ORBITA_STACK_SLOT;
+  if (inherited !== undefined) return Number(inherited);
   if (profile !== "test") return 0;
   const slot = Number(process.env.ORBITA_TEST_SLOT ?? 0);
   if (!Number.isInteger(slot) || slot < 0 || slot > 9) throw new Error("ORBITA_TEST_SLOT must be an integer from 0 to 9");

@@ -17,7 +17,7 @@ export function startChild(config: StackConfig, name: string, command: string, a
   const logFile = join(config.logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: "a" });
   const child = spawn(command, args, {
-    env: { ...process.env, ...env, ORBITA_PROFILE: config.profile },
+    env: { ...process.env, ...env, ORBITA_PROFILE: config.profile, ORBITA_STACK_SLOT: String(config.slot) },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
