@@ -50,16 +50,28 @@ async function objectRow(bucketId: string, name: string): Promise<{ id: string; 
 }
 
 /**
- * Waits until `check` passes (up to a second). Other suites may upload at the same time, so a
- * staging file or a just-placed file can briefly exist without being a leak.
+ * Asserts that nothing `list` reports now is still reported a few seconds later. A leak stays
+ * forever; other suites' uploads in flight only pass through, however many there are.
  */
-async function eventually(check: () => Promise<void> | void): Promise<void> {
+async function noneLinger(list: () => Promise<string[]> | string[]): Promise<void> {
+  const seen = await list();
+  await eventually(async () => {
+    const now = new Set(await list());
+    expect(seen.filter((item) => now.has(item))).toEqual([]);
+  }, 100);
+}
+
+/**
+ * Waits until `check` passes (up to `attempts` × 100 ms). Other suites may upload at the same time,
+ * so a staging file or a just-placed file can briefly exist without being a leak.
+ */
+async function eventually(check: () => Promise<void> | void, attempts = 10): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await check();
       return;
     } catch (error) {
-      if (attempt >= 10) throw error;
+      if (attempt >= attempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -382,7 +394,7 @@ describe("limits", () => {
     expect(multipart.error?.message).toContain("1024 bytes");
 
     expect(await objectRow("test-limited", path)).toBeUndefined();
-    await eventually(() => expect(readdirSync(join(storageDir, "tmp"))).toEqual([]));
+    await noneLinger(() => readdirSync(join(storageDir, "tmp")));
 
     const fits = await bucket.upload(path, "x".repeat(1024), { contentType: "text/plain" });
     expect(fits.error).toBeNull();
@@ -577,11 +589,14 @@ describe("names, ranges and consistency", () => {
   });
 
   it("leaves no bytes without a row and no row without bytes", async () => {
-    await eventually(async () => {
-      const rows = await db<{ version: string }[]>`select version from storage.objects where version is not null`;
-      const onDisk = readdirSync(join(storageDir, "objects")).sort();
-      expect(onDisk).toEqual(rows.map((row) => row.version).sort());
-      expect(readdirSync(join(storageDir, "tmp"))).toEqual([]);
+    await noneLinger(async () => {
+      const rows = new Set((await db<{ version: string }[]>`select version from storage.objects where version is not null`).map((row) => row.version));
+      const onDisk = new Set(readdirSync(join(storageDir, "objects")));
+      return [
+        ...[...rows].filter((version) => !onDisk.has(version)).map((version) => `row without bytes: ${version}`),
+        ...[...onDisk].filter((version) => !rows.has(version)).map((version) => `bytes without row: ${version}`),
+        ...readdirSync(join(storageDir, "tmp")).map((file) => `staging file: ${file}`),
+      ];
     });
   });
 });
