@@ -42,7 +42,9 @@ export function installPackages(packages: string[]): void {
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   const [update, updateArgs] = privileged("apt-get", ["update", "-qq"]);
   run(update, updateArgs, { env });
-  const [install, installArgs] = privileged("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...packages]);
+  // Keep the createcluster.conf written above if dpkg meets it as a conffile; never prompt.
+  const dpkgOptions = ["-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold"];
+  const [install, installArgs] = privileged("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...dpkgOptions, ...packages]);
   const result = run(install, installArgs, { env });
   if (!result.ok) {
     const reason = (result.stderr || result.stdout).trim().split("\n").pop() ?? "unknown error";
