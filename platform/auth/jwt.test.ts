@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { signHs256 } from "../keys.ts";
-import { JwtVerificationError, signAccessToken, verifyJwt } from "./jwt.ts";
+import { JwtVerificationError, verifyJwt } from "../jwt.ts";
+import { signAccessToken } from "./jwt.ts";
 
 const SECRET = "super-secret-jwt-token-with-at-least-32-characters-long";
 const claims = {

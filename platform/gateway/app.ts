@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { StackConfig } from "../config.ts";
 import type { FetchHandler } from "../http.ts";
+import { verifyJwt, type VerifiedClaims } from "../jwt.ts";
 import { upstreamError, type Upstream } from "./error-shapes.ts";
-import { verifiedClaims } from "./jwt.ts";
 import { translateAuthorization } from "./key-translation.ts";
 import { RateLimiter, type LimitedRoute } from "./rate-limit.ts";
 import { unfilteredWriteError } from "./safe-update.ts";
@@ -85,6 +85,16 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array<Arr
   return body;
 }
 
+/** Claims of a valid bearer token, or null for a missing, malformed, forged or expired one. */
+function bearerClaims(authorization: string | null, secret: string): VerifiedClaims | null {
+  if (!authorization?.startsWith("Bearer ")) return null;
+  try {
+    return verifyJwt(authorization.slice("Bearer ".length), secret);
+  } catch {
+    return null;
+  }
+}
+
 function withHeaders(response: Response, extra: Record<string, string>): Response {
   const headers = new Headers(response.headers);
   for (const [name, value] of Object.entries(extra)) if (!headers.has(name)) headers.set(name, value);
@@ -124,7 +134,7 @@ export function createGateway(
     if (request.method === "OPTIONS" && target.upstream !== "functions") return new Response(null, { status: 200, headers: tags });
 
     const authorization = target.translateKeys ? translateAuthorization(request.headers, config) : request.headers.get("authorization");
-    const claims = target.upstream === "storage" ? null : verifiedClaims(authorization, config.jwtSecret);
+    const claims = target.upstream === "storage" ? null : bearerClaims(authorization, config.jwtSecret);
     // The service_role key is a server secret held by trusted back-office code (functions, workers),
     // not a client; its calls all come from this machine and would otherwise share one budget.
     if (target.upstream !== "storage" && claims?.role !== "service_role") {
