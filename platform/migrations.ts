@@ -8,9 +8,9 @@ import { run } from "./process/system.ts";
 /** The Supabase CLI installed from npm (package `supabase`). */
 export const SUPABASE_CLI = join(PROJECT_ROOT, "node_modules", ".bin", "supabase");
 
-/** Runs the real Supabase CLI against this stack's database, the way the README shows it. */
-export function supabaseCli(config: StackConfig, args: string[], workdir = PROJECT_ROOT) {
-  return run(SUPABASE_CLI, [...args, `--remote=${config.dbUrl}`, "--workdir", workdir], {
+/** Runs the real Supabase CLI against a database (`--remote=<url>`), the way the README shows it. */
+export function supabaseCli(dbUrl: string, args: string[], workdir = PROJECT_ROOT) {
+  return run(SUPABASE_CLI, [...args, `--remote=${dbUrl}`, "--workdir", workdir], {
     cwd: workdir,
     env: { ...process.env, PGSSLMODE: "disable", SUPABASE_YES: "1", DO_NOT_TRACK: "1", SUPABASE_TELEMETRY_DISABLED: "1" },
   });
@@ -22,7 +22,7 @@ export function supabaseCli(config: StackConfig, args: string[], workdir = PROJE
  * transaction, so a failing one leaves the database as it was before that file.
  */
 export function pushMigrations(config: StackConfig, workdir = PROJECT_ROOT): void {
-  const result = supabaseCli(config, ["db", "push", "--include-all", "--include-seed", "--yes"], workdir);
+  const result = supabaseCli(config.dbUrl, ["db", "push", "--include-all", "--include-seed", "--yes"], workdir);
   if (!result.ok) {
     const lines = `${result.stdout}\n${result.stderr}`.split("\n");
     const errorAt = lines.findIndex((line) => line.startsWith("ERROR:"));

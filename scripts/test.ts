@@ -110,7 +110,7 @@ export async function main(args: string[]): Promise<number> {
   const stack = await startStack(config, {
     fixtures: true,
     // Generated before fixtures are added, so it describes exactly the project's schema.
-    afterMigrations: async () => writeFileSync(generatedTypes, supabaseCli(config, ["gen", "types", "typescript", "--schema", "public"]).stdout),
+    afterMigrations: async () => writeFileSync(generatedTypes, supabaseCli(config.dbUrl, ["gen", "types", "typescript", "--schema", "public"]).stdout),
   });
 
   const sqlFiles = args.filter((arg) => arg.endsWith(".sql"));

@@ -9,7 +9,7 @@ export const TYPES_FILE = join(PROJECT_ROOT, "supabase", "functions", "_shared",
 
 /** `npm run db:types`: `supabase gen types typescript` against the running dev stack. */
 export async function main(): Promise<number> {
-  const result = supabaseCli(loadConfig("dev"), ["gen", "types", "typescript", "--schema", "public"]);
+  const result = supabaseCli(loadConfig("dev").dbUrl, ["gen", "types", "typescript", "--schema", "public"]);
   if (!result.ok || !result.stdout.includes("export type Database")) {
     throw new PlatformError(`supabase gen types failed: ${result.stderr.trim().split("\n").pop()}`, "Start the stack with `npm start` first.");
   }

@@ -1,29 +1,21 @@
-import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { supabaseCli } from "../../platform/migrations.ts";
 import { env } from "../helpers/env.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
-function supabase(args: string[]) {
-  const result = spawnSync(join(root, "node_modules", ".bin", "supabase"), [...args, `--remote=${env.dbUrl}`, "--workdir", root], {
-    encoding: "utf8",
-    env: { ...process.env, PGSSLMODE: "disable", DO_NOT_TRACK: "1" },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
 describe("the real Supabase CLI against the local database", () => {
   it("records every migration in supabase_migrations, as db push does on hosted projects", () => {
-    const result = supabase(["migration", "list"]);
+    const result = supabaseCli(env.dbUrl, ["migration", "list"]);
     expect(result.status, result.stderr).toBe(0);
-    const local = spawnSync("ls", [join(root, "supabase", "migrations")], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean);
+    const local = readdirSync(join(root, "supabase", "migrations"));
     for (const file of local) expect(result.stdout).toContain(file.split("_")[0]);
   });
 
   it("lints every schema clean with plpgsql_check", () => {
-    const result = supabase(["db", "lint", "--fail-on", "warning"]);
+    const result = supabaseCli(env.dbUrl, ["db", "lint", "--fail-on", "warning"]);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   });
 
