@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { PROJECT_ROOT, type StackConfig } from "./config.ts";
 import { startFunctionsHost } from "./functions-host/launch.ts";
 import { applyFixtures, pushMigrations } from "./migrations.ts";
-import { startCluster, stopCluster } from "./postgres/cluster.ts";
+import { destroyCluster, startCluster, stopCluster } from "./postgres/cluster.ts";
 import { startPostgrest, waitForPostgrest } from "./postgrest/postgrest.ts";
 import { killGroup, startChild, stopChild, type Child } from "./process/children.ts";
 import { PlatformError } from "./process/errors.ts";
@@ -144,4 +144,14 @@ export async function stopRecordedStack(config: StackConfig): Promise<boolean> {
   const stopped = stopCluster(config);
   rmSync(config.stateFile, { force: true });
   return stopped || state !== null;
+}
+
+/**
+ * Throws a stack's state away so the next start begins from an empty database: whatever runs is
+ * stopped, and the cluster, stored files and caught mail (which belonged to it) are deleted.
+ */
+export async function resetStack(config: StackConfig): Promise<void> {
+  await stopRecordedStack(config);
+  destroyCluster(config);
+  for (const dir of [config.storageDir, config.mailDir]) rmSync(dir, { recursive: true, force: true });
 }

@@ -37,3 +37,18 @@ export function formatSummary(config: StackConfig): string {
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `${label.padStart(width)}: ${value}`).join("\n");
 }
+
+/** The environment test suites and benchmarks read to reach a stack (see test/helpers/env.ts). */
+export function clientEnvironment(config: StackConfig): Record<string, string> {
+  const vars = statusVariables(config);
+  return {
+    SUPABASE_URL: vars.API_URL,
+    SUPABASE_ANON_KEY: vars.ANON_KEY,
+    SUPABASE_SERVICE_ROLE_KEY: vars.SERVICE_ROLE_KEY,
+    SUPABASE_PUBLISHABLE_KEY: vars.PUBLISHABLE_KEY,
+    SUPABASE_SECRET_KEY: vars.SECRET_KEY,
+    SUPABASE_JWT_SECRET: vars.JWT_SECRET,
+    SUPABASE_DB_URL: vars.DB_URL,
+    MAIL_URL: vars.MAILPIT_URL,
+  };
+}

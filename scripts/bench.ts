@@ -3,10 +3,9 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadConfig, PROJECT_ROOT } from "../platform/config.ts";
-import { destroyCluster } from "../platform/postgres/cluster.ts";
 import { prepareMachine } from "../platform/prepare.ts";
-import { startStack, stopRecordedStack } from "../platform/stack.ts";
-import { statusVariables } from "../platform/summary.ts";
+import { resetStack, startStack } from "../platform/stack.ts";
+import { clientEnvironment } from "../platform/summary.ts";
 
 /** A benchmark module: prints its own figures. */
 interface BenchModule {
@@ -21,17 +20,9 @@ export async function main(args: string[]): Promise<number> {
   const config = loadConfig("bench");
   console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`);
   await prepareMachine("run");
-  await stopRecordedStack(config);
-  destroyCluster(config);
+  await resetStack(config);
   const stack = await startStack(config);
-  const vars = statusVariables(config);
-  Object.assign(process.env, {
-    SUPABASE_URL: vars.API_URL,
-    SUPABASE_ANON_KEY: vars.ANON_KEY,
-    SUPABASE_SERVICE_ROLE_KEY: vars.SERVICE_ROLE_KEY,
-    SUPABASE_JWT_SECRET: vars.JWT_SECRET,
-    SUPABASE_DB_URL: vars.DB_URL,
-  });
+  Object.assign(process.env, clientEnvironment(config));
   const dir = join(PROJECT_ROOT, "bench");
   const files = readdirSync(dir).filter((name) => name.endsWith(".bench.ts") && (args.length === 0 || args.some((arg) => name.startsWith(arg))));
   try {

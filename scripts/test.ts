@@ -1,13 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.ts";
 import { supabaseCli } from "../platform/migrations.ts";
-import { destroyCluster } from "../platform/postgres/cluster.ts";
 import { prepareMachine } from "../platform/prepare.ts";
-import { startStack, stopRecordedStack } from "../platform/stack.ts";
-import { statusVariables } from "../platform/summary.ts";
+import { resetStack, startStack } from "../platform/stack.ts";
+import { clientEnvironment } from "../platform/summary.ts";
 
 interface SuiteResult {
   name: string;
@@ -71,16 +70,8 @@ async function runTypecheck(): Promise<SuiteResult> {
 
 /** vitest against the running stack, with its URLs and keys in the environment. */
 async function runVitest(config: StackConfig, files: string[], generatedTypes: string): Promise<SuiteResult> {
-  const vars = statusVariables(config);
   const { code, output } = await runCaptured(join(PROJECT_ROOT, "node_modules", ".bin", "vitest"), ["run", ...files], {
-    SUPABASE_URL: vars.API_URL,
-    SUPABASE_ANON_KEY: vars.ANON_KEY,
-    SUPABASE_SERVICE_ROLE_KEY: vars.SERVICE_ROLE_KEY,
-    SUPABASE_PUBLISHABLE_KEY: vars.PUBLISHABLE_KEY,
-    SUPABASE_SECRET_KEY: vars.SECRET_KEY,
-    SUPABASE_JWT_SECRET: vars.JWT_SECRET,
-    SUPABASE_DB_URL: vars.DB_URL,
-    MAIL_URL: vars.MAILPIT_URL,
+    ...clientEnvironment(config),
     ORBITA_PROFILE: "test",
     GENERATED_TYPES_FILE: generatedTypes,
     FORCE_COLOR: "0",
@@ -102,10 +93,7 @@ export async function main(args: string[]): Promise<number> {
   const started = Date.now();
   console.log(`Preparing the test stack (${config.runtimeDir})`);
   await prepareMachine("test");
-  await stopRecordedStack(config);
-  destroyCluster(config);
-  // Stored files and caught mail belong to the database that was just thrown away.
-  for (const dir of [config.storageDir, config.mailDir]) rmSync(dir, { recursive: true, force: true });
+  await resetStack(config);
   const generatedTypes = join(config.runtimeDir, "generated-types.ts");
   const stack = await startStack(config, {
     fixtures: true,
