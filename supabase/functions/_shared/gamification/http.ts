@@ -1,24 +1,17 @@
 /**
  * The HTTP surface of /api/v1/gamification/ (served by the `api` edge function): parse, check the
- * caller presented a Supabase JWT, validate, call the route's SQL function as the caller, answer
- * in the envelope. PostgREST verifies the JWT itself; all logic lives in the SQL functions.
+ * caller presented a Supabase JWT, validate, call the route's SQL function as the caller (see
+ * runner.ts for how the token is verified), answer in the envelope. All logic lives in the SQL
+ * functions.
  */
-import { createCallerClient } from "../supabase-clients.ts";
 import { apiError, errorResponse, successResponse, type ApiError } from "./envelope.ts";
 import { logEvent } from "./log.ts";
 import { isApiError, matchRoute, type RouteInput } from "./routes.ts";
-import { runRpc, type RpcRunner } from "./rpc.ts";
+import { runRpc } from "./rpc.ts";
+import { callerRunner, type RunnerFactory } from "./runner.ts";
 
 /** Largest JSON body accepted (an action registration is a few hundred bytes). */
 const MAX_BODY_BYTES = 16 * 1024;
-
-/** How the handler reaches the database for a caller; tests pass a fake. */
-export type RunnerFactory = (authorization: string) => RpcRunner;
-
-const callerRunner: RunnerFactory = (authorization) => {
-  const client = createCallerClient(authorization);
-  return (fn, args) => client.rpc(fn, args);
-};
 
 /** The bearer token of a well-formed `Authorization: Bearer <JWT>` header, or null. */
 function bearerToken(header: string | null): string | null {

@@ -1,0 +1,79 @@
+/**
+ * Calls a `public` SQL function over the function's own Postgres connection (SUPABASE_DB_URL)
+ * exactly as PostgREST would for a verified token: in one transaction, as the token's role, with
+ * its claims in `request.jwt.claims` (what auth.uid() and auth.role() read) and PostgREST's
+ * statement timeout for API roles. It saves the round trip through the gateway and PostgREST on
+ * hot paths; the caller must have verified the claims (see jwt-claims.ts).
+ */
+import postgres, { type Sql } from "postgres";
+import type { JWTPayload } from "jose";
+import { API_ROLES } from "./jwt-claims.ts";
+
+/** Supabase's statement timeout for the API roles (`authenticated` and `anon` are 8 s). */
+const STATEMENT_TIMEOUT = "8s";
+
+/** Named arguments of a SQL function with their declared types, read from the catalog once. */
+type Signature = { name: string; type: string }[];
+
+/** A pool of connections to the project database, for one function instance. */
+export interface DirectDatabase {
+  sql: Sql;
+  signatures: Map<string, Promise<Signature>>;
+}
+
+/**
+ * Opens (lazily) a small pool on `url`. Statements are not prepared, so the pool also works
+ * through Supavisor or PgBouncer in transaction mode, which the hosted SUPABASE_DB_URL may use.
+ */
+export function openDirectDatabase(url: string, maxConnections = 4): DirectDatabase {
+  return {
+    sql: postgres(url, { max: maxConnections, prepare: false, idle_timeout: 60, connect_timeout: 10, onnotice: () => {}, connection: { application_name: "orbita-edge-function" } }),
+    signatures: new Map(),
+  };
+}
+
+/** The named arguments of `public.<fn>` in order; fails when the function is missing or overloaded. */
+function signatureOf(db: DirectDatabase, fn: string): Promise<Signature> {
+  let signature = db.signatures.get(fn);
+  if (!signature) {
+    signature = db.sql<{ name: string; type: string }[]>`
+      select a.name, format_type(a.type, null) as type
+      from pg_proc p
+      cross join lateral unnest(p.proargnames[1:p.pronargs], p.proargtypes::oid[]) with ordinality as a (name, type, position)
+      where p.oid = to_regproc(${`public.${fn}`})
+      order by a.position`.then((rows) => rows.map(({ name, type }) => ({ name, type })));
+    // A failed lookup is not remembered, so the next call tries again.
+    signature.catch(() => db.signatures.delete(fn));
+    db.signatures.set(fn, signature);
+  }
+  return signature;
+}
+
+/** Quotes an identifier read from the catalog (argument names), as format('%I') would. */
+function identifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Runs `public.<fn>(args)` as the caller and returns its result. Arguments are matched by name
+ * and converted to the declared types by Postgres (json_to_record), as PostgREST does; names the
+ * function does not declare are ignored and missing ones take their defaults.
+ */
+export async function callAsCaller(db: DirectDatabase, claims: JWTPayload, fn: string, args: Record<string, unknown>): Promise<unknown> {
+  const role = claims.role;
+  if (typeof role !== "string" || !(API_ROLES as readonly string[]).includes(role)) throw new Error(`refusing to take role ${String(role)}`);
+  const signature = (await signatureOf(db, fn)).filter((argument) => argument.name in args);
+  const named = signature.map((argument) => `${identifier(argument.name)} => a.${identifier(argument.name)}`).join(", ");
+  const columns = signature.map((argument) => `${identifier(argument.name)} ${argument.type}`).join(", ");
+  const call = signature.length > 0
+    ? `select public.${identifier(fn)}(${named}) as result from json_to_record($1::text::json) as a (${columns})`
+    : `select public.${identifier(fn)}() as result`;
+
+  // Both statements are pipelined: one round trip, still executed in order inside the transaction.
+  const [, rows] = await db.sql.begin((tx) => [
+    tx`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
+      set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`,
+    tx.unsafe<{ result: unknown }[]>(call, signature.length > 0 ? [JSON.stringify(args)] : []),
+  ]);
+  return rows[0]?.result;
+}

@@ -1,0 +1,76 @@
+/**
+ * Verifies a Supabase session JWT inside a function, with the keys the platform gives every
+ * function in SUPABASE_JWKS: asymmetric signing keys (ES256/RS256, looked up by `kid`) and, where
+ * the project still signs with the legacy shared secret, its `oct` key (HS256). A token that no
+ * key there can judge is reported as `unverifiable`, so the caller can leave the decision to
+ * PostgREST rather than refuse a token the project would accept.
+ */
+import { createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from "jose";
+
+/** The outcome of checking one token. */
+export type ClaimsCheck =
+  | { status: "valid"; claims: JWTPayload }
+  | { status: "expired" | "invalid"; reason: string }
+  | { status: "unverifiable" };
+
+/** Checks a compact JWT; never throws. */
+export type ClaimsVerifier = (token: string) => Promise<ClaimsCheck>;
+
+/** The roles a Supabase API token may carry; any other role is refused, as PostgREST's authenticator cannot take it. */
+export const API_ROLES = ["anon", "authenticated", "service_role"] as const;
+
+/** The `alg` and `kid` of a compact JWT's header, or null when the header is not readable JSON. */
+function readHeader(token: string): { alg?: unknown; kid?: unknown } | null {
+  try {
+    const part = token.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
+    const value: unknown = JSON.parse(atob(part.padEnd(Math.ceil(part.length / 4) * 4, "=")));
+    return value && typeof value === "object" ? (value as { alg?: unknown; kid?: unknown }) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Parses SUPABASE_JWKS into its symmetric and asymmetric keys; an absent or malformed set has none. */
+function readKeySet(json: string | undefined): { secrets: JWK[]; published: JWK[] } {
+  if (!json) return { secrets: [], published: [] };
+  try {
+    const keys = (JSON.parse(json) as { keys?: unknown }).keys;
+    if (!Array.isArray(keys)) return { secrets: [], published: [] };
+    const valid = keys.filter((key): key is JWK => key && typeof key === "object" && typeof (key as JWK).kty === "string");
+    return { secrets: valid.filter((key) => key.kty === "oct"), published: valid.filter((key) => key.kty !== "oct") };
+  } catch {
+    return { secrets: [], published: [] };
+  }
+}
+
+/** Builds a verifier from the JSON text of SUPABASE_JWKS (undefined: every token is unverifiable). */
+export function createClaimsVerifier(jwksJson: string | undefined): ClaimsVerifier {
+  const { secrets, published } = readKeySet(jwksJson);
+  const secretKeys = Promise.all(secrets.map((jwk) => importJWK({ ...jwk, alg: "HS256" }, "HS256")));
+  const publishedSet = published.length > 0 ? createLocalJWKSet({ keys: published }) : null;
+
+  return async (token) => {
+    const header = readHeader(token);
+    if (!header || typeof header.alg !== "string") return { status: "invalid", reason: "unreadable JWT header" };
+    const symmetric = header.alg === "HS256";
+    if (symmetric ? secrets.length === 0 : !publishedSet || !published.some((key) => key.kid === header.kid)) {
+      return { status: "unverifiable" };
+    }
+    const candidates = symmetric ? await secretKeys : [null];
+    let failure: unknown = null;
+    for (const key of candidates) {
+      try {
+        const { payload } = await (key ? jwtVerify(token, key, { algorithms: ["HS256"] }) : jwtVerify(token, publishedSet!));
+        if (typeof payload.role !== "string" || !(API_ROLES as readonly string[]).includes(payload.role)) {
+          return { status: "invalid", reason: "the role claim is not anon, authenticated or service_role" };
+        }
+        return { status: "valid", claims: payload };
+      } catch (error) {
+        failure = error;
+        // An expired token signed with this key is expired whatever the other keys say.
+        if (error instanceof errors.JWTExpired) return { status: "expired", reason: "JWT expired" };
+      }
+    }
+    return { status: "invalid", reason: failure instanceof Error ? failure.message : "invalid JWT" };
+  };
+}
