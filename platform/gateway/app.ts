@@ -6,6 +6,7 @@ import { upstreamError, type Upstream } from "./error-shapes.ts";
 import { translateAuthorization } from "./key-translation.ts";
 import { RateLimiter, type LimitedRoute } from "./rate-limit.ts";
 import { unfilteredWriteError } from "./safe-update.ts";
+import { upstreamFetch } from "./upstream-fetch.ts";
 
 /**
  * Largest request body the gateway accepts for each service, in bytes. Storage's is replaced by
@@ -160,7 +161,8 @@ export function createGateway(
     for (const name of HOP_BY_HOP) headers.delete(name);
     if (authorization === null) headers.delete("authorization");
     else headers.set("authorization", authorization);
-    // fetch would decompress a gzip answer but keep its content-encoding header; ask for none.
+    // Loopback hops gain nothing from compression, and an encoded answer would reach the client
+    // with headers describing the upstream hop; ask every upstream for identity.
     headers.set("accept-encoding", "identity");
     headers.set("x-request-id", requestId);
     headers.set("x-forwarded-for", clientAddress);
@@ -179,10 +181,10 @@ export function createGateway(
           response = await targets.storage(new Request(`http://storage${upstreamUrl}`, init));
           break;
         case "rest":
-          response = await fetch(`${targets.restUrl}${upstreamUrl}`, init);
+          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body);
           break;
         case "functions":
-          response = await fetch(`${targets.functionsUrl}${upstreamUrl}`, init);
+          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body);
           break;
       }
     } catch {
