@@ -10,7 +10,9 @@ import { cpus, totalmem } from "node:os";
 import postgres from "postgres";
 import { generateData } from "./gamification/data.ts";
 import { describeLoad } from "./gamification/load.ts";
-import { measureBatchScoring, measureDirectRpc, measurePositionInSql, measureRankings, measureScoring, type Stack } from "./gamification/measure.ts";
+import {
+  measureBatchScoring, measureCategoryRefresh, measureDirectRpc, measurePositionInSql, measureRankings, measureScoring, pauseJobs, type Stack,
+} from "./gamification/measure.ts";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -32,10 +34,13 @@ export async function run(): Promise<void> {
   try {
     const [{ version }] = await sql<{ version: string }[]>`select version()`;
     console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}`);
-    console.log(`Database: ${version.split(",")[0]}; client, gateway, functions host, PostgREST and Postgres share the machine.`);
+    console.log(`Database: ${version.split(",")[0]}; the load generator, gateway, functions host and Postgres share the machine.`);
 
     console.log("\nGenerating the data set (SQL, generate_series):");
     await generateData(dbUrl, (line) => console.log(line));
+
+    console.log(`\npg_cron jobs paused while measuring: ${(await pauseJobs(sql)).join(", ")}.`);
+    console.log(`  the 5-minute job's work when calls changed (week and month category boards, 2 million calls): ${(await measureCategoryRefresh(sql)).toFixed(1)} s`);
 
     console.log("\nScoring (chamado_concluido, each technician once):");
     const batch = await measureBatchScoring(sql, stack, required("SUPABASE_SERVICE_ROLE_KEY"), 22_000, 100, 2, 10_001);

@@ -1,6 +1,6 @@
 /**
  * The gamification measurements: scoring throughput and ranking latency through the HTTP API
- * (gateway → `api` edge function → PostgREST → Postgres), and the national position computed in
+ * (gateway → `api` edge function → Postgres), and the national position computed in
  * SQL alone, on the data set of data.ts.
  */
 import { SignJWT } from "jose";
@@ -42,6 +42,8 @@ async function prepareCalls(sql: Sql, first: number, count: number): Promise<(n:
       now() - interval '3 hours', now() - interval '2 hours', 'concluido'
     from generate_series(${first}, ${first + count - 1}) n`);
   await sql`select gamificacao.atualizar_rankings_categorias(now(), true)`;
+  // The refresh rewrote every board row; vacuum now rather than let autovacuum do it mid-measurement.
+  await sql`vacuum analyze gamificacao.ranking_categorias, public.chamados`;
   return (n) => `e0000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 }
 
@@ -151,4 +153,22 @@ export async function measurePositionInSql(sql: Sql, count: number): Promise<{ p
   latencies.sort((a, b) => a - b);
   const at = (fraction: number) => latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))];
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}
+
+/**
+ * Pauses the gamification pg_cron jobs for the measurements. The category refresh reads every call
+ * of its periods (tens of seconds of CPU at 2 million calls); running inside a measurement window
+ * it would measure the job, not the API. Its own duration is measured by measureCategoryRefresh.
+ */
+export async function pauseJobs(sql: Sql): Promise<string[]> {
+  const paused = await sql<{ jobname: string }[]>`
+    select j.jobname from cron.job j cross join lateral cron.alter_job(j.jobid, active := false) where j.jobname like 'gamificacao-%'`;
+  return paused.map((job) => job.jobname);
+}
+
+/** Seconds the 5-minute job's work takes when calls changed: the week and month category boards recomputed. */
+export async function measureCategoryRefresh(sql: Sql): Promise<number> {
+  const started = performance.now();
+  await sql`select gamificacao.atualizar_rankings_categorias(now(), true, array['semanal', 'mensal'])`;
+  return (performance.now() - started) / 1000;
 }
