@@ -5,7 +5,7 @@
  * key there can judge is reported as `unverifiable`, so the caller can leave the decision to
  * PostgREST rather than refuse a token the project would accept.
  */
-import { createLocalJWKSet, errors, importJWK, jwtVerify, type JWK, type JWTPayload } from "jose";
+import { createLocalJWKSet, decodeProtectedHeader, errors, importJWK, jwtVerify, type JWK, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 
 /** The outcome of checking one token. */
 export type ClaimsCheck =
@@ -19,12 +19,10 @@ export type ClaimsVerifier = (token: string) => Promise<ClaimsCheck>;
 /** The roles a Supabase API token may carry; any other role is refused, as PostgREST's authenticator cannot take it. */
 export const API_ROLES = ["anon", "authenticated", "service_role"] as const;
 
-/** The `alg` and `kid` of a compact JWT's header, or null when the header is not readable JSON. */
-function readHeader(token: string): { alg?: unknown; kid?: unknown } | null {
+/** The protected header of a compact JWT, or null when it is not readable. */
+function readHeader(token: string): ProtectedHeaderParameters | null {
   try {
-    const part = token.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
-    const value: unknown = JSON.parse(atob(part.padEnd(Math.ceil(part.length / 4) * 4, "=")));
-    return value && typeof value === "object" ? (value as { alg?: unknown; kid?: unknown }) : null;
+    return decodeProtectedHeader(token);
   } catch {
     return null;
   }

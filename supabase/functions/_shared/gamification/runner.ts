@@ -52,10 +52,10 @@ function projectDatabase(): DirectDatabase | null {
   return sharedDatabase;
 }
 
-let sharedVerifier: ClaimsVerifier | undefined;
+let defaultRunner: RunnerFactory | undefined;
 
-/** The default: direct when possible, through PostgREST otherwise. */
+/** The default: direct when possible, through PostgREST otherwise (built on first use, once the environment is read). */
 export const callerRunner: RunnerFactory = (authorization) => {
-  sharedVerifier ??= createClaimsVerifier(readEnv("SUPABASE_JWKS"));
-  return createDirectRunner(sharedVerifier, projectDatabase)(authorization);
+  defaultRunner ??= createDirectRunner(createClaimsVerifier(readEnv("SUPABASE_JWKS")), projectDatabase);
+  return defaultRunner(authorization);
 };
