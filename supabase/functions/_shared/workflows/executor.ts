@@ -231,7 +231,8 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
   const handler = run.handlers[node.type as HandledBlockType];
   const configured = asRecord(input)?.timeoutMs;
   const timeoutMs = typeof configured === "number" ? configured : handler.timeoutMs(input);
-  const deadline = Math.min(run.deadline, Date.now() + timeoutMs);
+  const ownDeadline = Date.now() + timeoutMs;
+  const deadline = Math.min(run.deadline, ownDeadline);
   // Made only when the handler asks for its signal or turns out to be asynchronous.
   let controller: AbortController | null = null;
   const controllerOf = (): AbortController => (controller ??= cancellation.controller());
@@ -263,7 +264,12 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
   const active = controllerOf();
   return new Promise<BlockOutput>((resolve, reject) => {
     const onAbort = () => reject(active.signal.reason);
-    const timer = setTimeout(() => active.abort(new WorkflowError("BLOCK_TIMEOUT", `ran past its timeout of ${timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+    // Only the block's own timeout needs a timer: when the run's deadline comes first, the run's
+    // timer cancels every block with RUN_TIMEOUT (a second timer here raced it, and could report
+    // the run's time limit as this block's).
+    const timer = ownDeadline < run.deadline
+      ? setTimeout(() => active.abort(new WorkflowError("BLOCK_TIMEOUT", `ran past its timeout of ${timeoutMs} ms`)), Math.max(0, ownDeadline - Date.now()))
+      : undefined;
     const cleanup = () => {
       clearTimeout(timer);
       active.signal.removeEventListener("abort", onAbort);
