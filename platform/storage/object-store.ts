@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { copyFile, mkdir, open, readdir, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -58,7 +58,7 @@ export class ObjectStore {
       await finished(file);
       return { path, size, etag: `"${hash.digest("hex")}"` };
     } catch (error) {
-      file.destroy();
+      await closed(file);
       await rm(path, { force: true });
       throw error;
     }
@@ -172,4 +172,17 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, limit: num
   } catch {
     // The client went away; there is nobody left to answer.
   }
+}
+
+/**
+ * Destroys a write stream and resolves once its file is closed. The file is opened
+ * asynchronously: removing it right after destroy() can run before the open completes, which
+ * then creates an empty file that nothing removes.
+ */
+function closed(file: WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (file.closed) return resolve();
+    file.once("close", () => resolve());
+    file.destroy();
+  });
 }
