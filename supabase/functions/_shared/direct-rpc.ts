@@ -7,7 +7,7 @@
  */
 import postgres, { type Sql } from "postgres";
 import type { JWTPayload } from "jose";
-import { API_ROLES } from "./jwt-claims.ts";
+import { isApiRole } from "./jwt-claims.ts";
 
 /** Supabase's statement timeout for the API roles (`authenticated` and `anon` are 8 s). */
 const STATEMENT_TIMEOUT = "8s";
@@ -62,7 +62,7 @@ function identifier(name: string): string {
  */
 export async function callAsCaller(db: DirectDatabase, claims: JWTPayload, fn: string, args: Record<string, unknown>): Promise<unknown> {
   const role = claims.role;
-  if (typeof role !== "string" || !(API_ROLES as readonly string[]).includes(role)) throw new Error(`refusing to take role ${String(role)}`);
+  if (!isApiRole(role)) throw new Error(`refusing to take role ${String(role)}`);
   const signature = (await signatureOf(db, fn)).filter((argument) => argument.name in args);
   const named = signature.map((argument) => `${identifier(argument.name)} => a.${identifier(argument.name)}`).join(", ");
   const columns = signature.map((argument) => `${identifier(argument.name)} ${argument.type}`).join(", ");

@@ -17,7 +17,12 @@ export type ClaimsCheck =
 export type ClaimsVerifier = (token: string) => Promise<ClaimsCheck>;
 
 /** The roles a Supabase API token may carry; any other role is refused, as PostgREST's authenticator cannot take it. */
-export const API_ROLES = ["anon", "authenticated", "service_role"] as const;
+const API_ROLES: readonly unknown[] = ["anon", "authenticated", "service_role"];
+
+/** Whether `role` is one of the API roles a token may carry. */
+export function isApiRole(role: unknown): role is string {
+  return API_ROLES.includes(role);
+}
 
 /** The protected header of a compact JWT, or null when it is not readable. */
 function readHeader(token: string): ProtectedHeaderParameters | null {
@@ -59,7 +64,7 @@ export function createClaimsVerifier(jwksJson: string | undefined): ClaimsVerifi
     for (const key of candidates) {
       try {
         const { payload } = await (key ? jwtVerify(token, key, { algorithms: ["HS256"] }) : jwtVerify(token, publishedSet!));
-        if (typeof payload.role !== "string" || !(API_ROLES as readonly string[]).includes(payload.role)) {
+        if (!isApiRole(payload.role)) {
           return { status: "invalid", reason: "the role claim is not anon, authenticated or service_role" };
         }
         return { status: "valid", claims: payload };
