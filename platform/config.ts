@@ -83,14 +83,14 @@ export function loadConfig(profile: ProfileName = currentProfile(), slot = testS
 }
 
 /**
- * ORBITA_TEST_SLOT=N (1-9) shifts a test stack's ports by N×100 and gives it its own folder, so
- * several test runs can proceed side by side on one machine.
+ * ORBITA_TEST_SLOT=N (1-9) shifts a test or bench stack's ports by N×100 and gives it its own
+ * folder, so several test runs (or a bench beside a test run) can proceed side by side on one machine.
  */
 function testSlot(profile: ProfileName): number {
   // ORBITA_STACK_SLOT is how the platform tells its own service processes which stack they are in.
   const inherited = process.env.ORBITA_STACK_SLOT;
   if (inherited !== undefined) return Number(inherited);
-  if (profile !== "test") return 0;
+  if (profile === "dev") return 0;
   const slot = Number(process.env.ORBITA_TEST_SLOT ?? 0);
   if (!Number.isInteger(slot) || slot < 0 || slot > 9) throw new Error("ORBITA_TEST_SLOT must be an integer from 0 to 9");
   return slot;
