@@ -27,18 +27,24 @@ grant usage on schema shared_private to authenticated, service_role;
  * Whether a text is free of control characters (Unicode Cc). With _multiline, tab, line feed and
  * carriage return are allowed (descriptions, notes); without, none is (names, titles, URLs).
  * Null passes, as CHECK constraints treat it: whether a column may be null is its own rule.
+ *
+ * Deliberately without `set search_path`: a SET clause stops Postgres from inlining a SQL
+ * function, and the constraint runs on every written row (gamification scoring updates tecnicos
+ * once per action). Measured on 100,000-row updates of a table with two such constraints, the
+ * inlined form costs about 5 µs a row against about 30 µs with the SET clause. The body names
+ * nothing through the search path (the operator is schema-qualified), so it needs none; Supabase's
+ * linter still reports it (function_search_path_mutable), which is expected.
  */
 create function shared_private.is_plain_text(_value text, _multiline boolean default false)
 returns boolean
 language sql
 immutable
 parallel safe
-set search_path = ''
 as $$
   select case
     when _value is null then true
-    when _multiline then _value !~ '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]'
-    else _value !~ '[\u0001-\u001f\u007f-\u009f]'
+    when _multiline then _value operator(pg_catalog.!~) '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]'
+    else _value operator(pg_catalog.!~) '[\u0001-\u001f\u007f-\u009f]'
   end;
 $$;
 comment on function shared_private.is_plain_text(text, boolean) is
