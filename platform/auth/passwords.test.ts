@@ -30,6 +30,16 @@ describe("passwords", () => {
     expect(() => checkPasswordStrength("ããã", settings)).not.toThrow();
   });
 
+  it("with a control character are validation_failed (400), however strong otherwise", () => {
+    for (const password of ["\u0000Abcdefgh12", "Abc\tdefgh12", "Abcdefgh12\n", "Abc\u001bdefgh12", "Abcdefgh12\u007f", "Abc\u0085defgh12"]) {
+      expect(() => checkPasswordStrength(password, settings)).toThrow(
+        expect.objectContaining({ status: 400, code: "validation_failed", message: "Password cannot contain control characters" }),
+      );
+    }
+    // Spaces, accents, symbols and emoji are not control characters.
+    expect(() => checkPasswordStrength("Ação segura #9 🚀", settings)).not.toThrow();
+  });
+
   it("must touch every required character set when password_requirements asks for it", () => {
     const strict = { ...settings, requiredCharacters: ["abcdefghijklmnopqrstuvwxyz", "0123456789"] } as AuthSettings;
     let error: unknown;

@@ -34,16 +34,26 @@ export function isBcryptHash(hash: string): boolean {
   return /^\$2[abxy]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash);
 }
 
+/** Unicode control characters (Cc): U+0000–U+001F, U+007F–U+009F. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
 /**
  * GoTrue's `checkPasswordStrength`: too long is 400 validation_failed; too short or missing a
  * required character set is 422 weak_password with `reasons` (`length`, `characters`).
  * Lengths are counted in bytes, as Go's len() does.
+ *
+ * One rule GoTrue does not have: a control character (NUL, tab, line break, escape, DEL, C1) is
+ * 400 validation_failed too, in the shape of the length error, because it is an invalid input
+ * rather than a weak one. Nobody types one on purpose; a NUL is cut off by C bcrypt
+ * implementations (pgcrypto's crypt among them), so "\u0000Abcdefgh12" would match an empty
+ * password there; and the others cannot be typed back on every keyboard or form.
  */
 export function checkPasswordStrength(password: string, settings: AuthSettings): void {
   const bytes = Buffer.byteLength(password, "utf8");
   if (bytes > MAX_PASSWORD_BYTES) {
     throw badRequest("validation_failed", `Password cannot be longer than ${MAX_PASSWORD_BYTES} characters`);
   }
+  if (CONTROL_CHARACTER.test(password)) throw badRequest("validation_failed", "Password cannot contain control characters");
   const reasons: string[] = [];
   const messages: string[] = [];
   if (bytes < settings.minimumPasswordLength) {

@@ -97,15 +97,19 @@ export interface ProposalRow {
 
 const PROPOSAL_COLUMNS = "id, code, status, total_value, approval_token, technician_id";
 
-/** A pending proposal created by the technician (monthly 100 × 12 unless told otherwise). */
+/**
+ * A pending proposal created by the technician (monthly 100 × 12 unless told otherwise). The
+ * technician cannot read its approval token, so the row is read back with the service role, as
+ * the PDF and e-mail functions read it.
+ */
 export async function createProposal(technician: TestUser, customerId: string, productId: string, values: { monthly_value?: number; contract_months?: number } = {}): Promise<ProposalRow> {
   const { data, error } = await technician.client
     .from("proposals")
     .insert({ customer_id: customerId, product_id: productId, monthly_value: 100, contract_months: 12, ...values })
-    .select(PROPOSAL_COLUMNS)
+    .select("id")
     .single();
   if (error) throw new Error(`creating a proposal: ${error.message}`);
-  return data as ProposalRow;
+  return await readProposal((data as { id: string }).id);
 }
 
 /** A technician with a customer, a product and a pending proposal. */

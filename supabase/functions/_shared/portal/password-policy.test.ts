@@ -16,6 +16,14 @@ describe("passwordProblems", () => {
     expect(codes(" Orbita#2026")).toEqual(["surrounding_whitespace"]);
     expect(codes("")).toEqual(["too_short", "missing_lowercase", "missing_uppercase", "missing_digit"]);
   });
+  it("refuses control characters anywhere, including the NUL that was once accepted", () => {
+    expect(codes("\u0000Abcdefgh12")).toEqual(["control_characters"]);
+    expect(codes("Abcde\tfgh12")).toEqual(["control_characters"]);
+    expect(codes("Abcdefgh12\u007f")).toEqual(["control_characters"]);
+    expect(codes("Abcde\u009ffgh12")).toEqual(["control_characters"]);
+    expect(codes("Abcdefgh12\n")).toEqual(["surrounding_whitespace", "control_characters"]);
+    expect(codes("Abcde fgh12")).toEqual([]);
+  });
   it("counts bytes for bcrypt's 72-byte limit, not characters", () => {
     expect(codes(`Aa1${"x".repeat(69)}`)).toEqual([]);
     expect(codes(`Aa1${"x".repeat(70)}`)).toEqual(["too_long"]);
