@@ -210,6 +210,20 @@ as $$
 $$;
 comment on function workflows_private.bucket_tokens(double precision, timestamptz, integer, timestamptz) is 'Token bucket level at p_now: continuous refill at capacity per minute, capped at capacity.';
 
+/**
+ * The level of a bucket whose capacity changes from `p_old` to `p_new` at `p_now`: its level then,
+ * plus the difference, within [0, p_new]. What was used this minute stays used, so an upgrade is
+ * felt at once and a downgrade cannot be dodged by spending first.
+ */
+create function workflows_private.resize_bucket(p_tokens double precision, p_at timestamptz, p_old integer, p_new integer, p_now timestamptz)
+returns double precision
+language sql
+immutable
+as $$
+  select greatest(0, least(p_new::double precision, workflows_private.bucket_tokens(p_tokens, p_at, p_old, p_now) + p_new - p_old))
+$$;
+comment on function workflows_private.resize_bucket(double precision, timestamptz, integer, integer, timestamptz) is 'Bucket level after a capacity change: same tokens used, new capacity.';
+
 /** The first instant of the UTC calendar month containing `p_at`: where billing periods start. */
 create function workflows_private.period_start_of(p_at timestamptz)
 returns timestamptz
@@ -260,10 +274,14 @@ begin
     usage_limit = v_limit, included_usage = v_included, bills_overage = v_plan.bills_overage,
     overage_threshold = v_plan.overage_threshold, execution_charge = v_plan.execution_charge,
     subscription_price = coalesce(v_override.subscription_price, v_plan.subscription_price), price_per_seat = v_plan.price_per_seat,
-    -- A smaller bucket keeps no more tokens than it can hold.
-    sync_tokens = least(m.sync_tokens, coalesce(v_override.sync_per_minute, v_plan.sync_per_minute)),
-    async_tokens = least(m.async_tokens, coalesce(v_override.async_per_minute, v_plan.async_per_minute)),
-    logs_tokens = least(m.logs_tokens, coalesce(v_override.logs_per_minute, v_plan.logs_per_minute))
+    -- A new capacity applies at once and keeps what was used this minute: the bucket gains (or
+    -- loses, never below empty) the difference.
+    sync_tokens = workflows_private.resize_bucket(m.sync_tokens, m.sync_at, m.sync_limit, coalesce(v_override.sync_per_minute, v_plan.sync_per_minute), p_now),
+    sync_at = p_now,
+    async_tokens = workflows_private.resize_bucket(m.async_tokens, m.async_at, m.async_limit, coalesce(v_override.async_per_minute, v_plan.async_per_minute), p_now),
+    async_at = p_now,
+    logs_tokens = workflows_private.resize_bucket(m.logs_tokens, m.logs_at, m.logs_limit, coalesce(v_override.logs_per_minute, v_plan.logs_per_minute), p_now),
+    logs_at = p_now
   where m.billing_account_id = p_account_id;
   if found then
     return;
@@ -441,16 +459,21 @@ create index account_meters_period_end_idx on workflows_private.account_meters (
  * concurrent admissions (exactly as many get through as the bucket holds): takes a token from
  * bucket `p_bucket` ('sync', 'async', 'logs', or null for work without a rate limit) and adds to
  * the open period the plan's execution charge (when `p_execution`) plus `p_amount` USD. When
- * `p_execution`, refuses once the period's usage has reached the limit (`o_refusal` = 'usage'); an
+ * `p_execution`, refuses once the period's usage has reached the limit (refusal 'usage'); an
  * empty bucket refuses with 'rate'. A refusal changes nothing. A period that has ended is rolled
- * over first. `o_meter` is the row after the update (or as read, when refused).
+ * over first. The outcome's meter is the row after the update (or as read, when refused).
  */
-create function workflows_private.spend(p_account_id uuid, p_bucket text, p_execution boolean, p_amount numeric, p_now timestamptz,
-  out o_refusal text, out o_meter workflows_private.account_meters)
+create type workflows_private.spend_outcome as (refusal text, meter workflows_private.account_meters);
+comment on type workflows_private.spend_outcome is 'What spend() did: refusal null (admitted) or usage / rate, and the meter after it.';
+
+create function workflows_private.spend(p_account_id uuid, p_bucket text, p_execution boolean, p_amount numeric, p_now timestamptz)
+returns workflows_private.spend_outcome
 language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  v_meter workflows_private.account_meters;
 begin
   for attempt in 1..2 loop
     update workflows_private.account_meters m set
@@ -469,22 +492,20 @@ begin
         when 'async' then workflows_private.bucket_tokens(m.async_tokens, m.async_at, m.async_limit, p_now) >= 1
         when 'logs' then workflows_private.bucket_tokens(m.logs_tokens, m.logs_at, m.logs_limit, p_now) >= 1
         else true end
-    returning m.* into o_meter;
+    returning m.* into v_meter;
     if found then
-      return;
+      return (null, v_meter)::workflows_private.spend_outcome;
     end if;
 
-    select * into o_meter from workflows_private.account_meters m where m.billing_account_id = p_account_id;
+    select * into v_meter from workflows_private.account_meters m where m.billing_account_id = p_account_id;
     if not found then
       perform workflows_private.refresh_account_meter(p_account_id, p_now);
-    elsif o_meter.period_end <= p_now then
+    elsif v_meter.period_end <= p_now then
       perform workflows_private.roll_billing_period(p_account_id, p_now);
-    elsif p_execution and o_meter.period_cost >= o_meter.usage_limit then
-      o_refusal := 'usage';
-      return;
+    elsif p_execution and v_meter.period_cost >= v_meter.usage_limit then
+      return ('usage', v_meter)::workflows_private.spend_outcome;
     else
-      o_refusal := 'rate';
-      return;
+      return ('rate', v_meter)::workflows_private.spend_outcome;
     end if;
   end loop;
   raise exception 'Billing account % has no usable meter', p_account_id;
@@ -670,6 +691,7 @@ create policy "Owners can read their accounts' usage ledger" on public.usage_led
 
 revoke execute on function
   workflows_private.bucket_tokens(double precision, timestamptz, integer, timestamptz),
+  workflows_private.resize_bucket(double precision, timestamptz, integer, integer, timestamptz),
   workflows_private.period_start_of(timestamptz),
   workflows_private.refresh_account_meter(uuid, timestamptz),
   workflows_private.write_invoice(uuid, uuid, text, jsonb, timestamptz),

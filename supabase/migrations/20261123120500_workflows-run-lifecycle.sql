@@ -30,6 +30,25 @@ $$;
 comment on function workflows_private.refusal(integer, text, text, jsonb) is 'The answer of a refused request: {status, outcome: refused, code, error, ...extras}.';
 
 /**
+ * The 401 answer for a request whose API key is missing (null or blank) or authenticates nothing
+ * (unknown or revoked), saying which.
+ */
+create function workflows_private.api_key_refusal(p_api_key text)
+returns jsonb
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  if p_api_key is null or btrim(p_api_key) = '' then
+    return workflows_private.refusal(401, 'UNAUTHORIZED', 'API key required: send it in the X-API-Key header');
+  end if;
+  return workflows_private.refusal(401, 'UNAUTHORIZED', 'Invalid API key: it does not exist or was revoked');
+end;
+$$;
+comment on function workflows_private.api_key_refusal(text) is 'The 401 refusal for a missing or invalid API key.';
+
+/**
  * The spec's cost object of a run: {total, base, input, output, tokens {prompt, completion, total},
  * models {...}} from its base charge and its priced model usage (price_model_usage; null when it
  * used no model).
@@ -266,7 +285,7 @@ declare
   v_snapshot public.workflow_execution_snapshots;
   v_execution_id uuid := gen_random_uuid();
   v_bucket text := case when p_trigger in ('manual', 'schedule') then null else p_mode end;
-  v_spend record;
+  v_spend workflows_private.spend_outcome;
   v_rate jsonb;
   v_usage jsonb;
   v_message_id bigint;
@@ -281,12 +300,9 @@ begin
 
   -- 1. Who is asking.
   if p_api_key is not null or p_trigger = 'api' then
-    if p_api_key is null or btrim(p_api_key) = '' then
-      return workflows_private.refusal(401, 'UNAUTHORIZED', 'API key required: send it in the X-API-Key header');
-    end if;
     v_key := workflows_private.authenticate_api_key(p_api_key);
     if v_key.id is null then
-      return workflows_private.refusal(401, 'UNAUTHORIZED', 'Invalid API key: it does not exist or was revoked');
+      return workflows_private.api_key_refusal(p_api_key);
     end if;
   elsif p_trigger = 'manual' and p_user_id is null then
     return workflows_private.refusal(401, 'UNAUTHORIZED', 'Sign in to run workflows');
@@ -353,14 +369,14 @@ begin
   -- 6. and 7. Usage and rate limit, and the base charge, in one update of the account's meter.
   v_spend := workflows_private.spend(v_account, v_bucket, true, 0, v_now);
   if v_bucket is not null then
-    v_rate := workflows_private.rate_limit_state(v_spend.o_meter, v_bucket, v_now);
+    v_rate := workflows_private.rate_limit_state(v_spend.meter, v_bucket, v_now);
   end if;
-  v_usage := workflows_private.usage_state(v_spend.o_meter);
-  if v_spend.o_refusal is not null then
+  v_usage := workflows_private.usage_state(v_spend.meter);
+  if v_spend.refusal is not null then
     if p_idempotency_key is not null then
       delete from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.execution_id = v_execution_id;
     end if;
-    if v_spend.o_refusal = 'usage' then
+    if v_spend.refusal = 'usage' then
       return workflows_private.refusal(402, 'USAGE_LIMIT_EXCEEDED',
         format('The usage limit of this workspace''s billing account ($%s this period) is reached; runs resume when the period ends or the limit rises',
           v_usage ->> 'limit'),
@@ -387,18 +403,18 @@ begin
       case when p_mode = 'sync' then v_now end,
       -- A queued run must start within 24 hours; a running one is alive until its lease ends.
       v_now + case when p_mode = 'sync' then make_interval(secs => p_lease_seconds) else interval '24 hours' end,
-      case when p_mode = 'sync' then 1 else 0 end, v_message_id, (v_spend.o_meter).execution_charge
+      case when p_mode = 'sync' then 1 else 0 end, v_message_id, (v_spend.meter).execution_charge
     )
     returning *
   ),
   charge as (
     insert into public.usage_ledger (execution_id, kind, billing_account_id, period_id, workspace_id, workflow_id, amount, created_at)
-    select run.id, 'execution', run.billing_account_id, (v_spend.o_meter).period_id, run.workspace_id, run.workflow_id, run.cost_total, v_now
+    select run.id, 'execution', run.billing_account_id, (v_spend.meter).period_id, run.workspace_id, run.workflow_id, run.cost_total, v_now
     from run
   )
   select * into v_run from run;
-  if (v_spend.o_meter).bills_overage then
-    perform workflows_private.bill_threshold_if_due(v_spend.o_meter, v_now);
+  if (v_spend.meter).bills_overage then
+    perform workflows_private.bill_threshold_if_due(v_spend.meter, v_now);
   end if;
 
   if p_mode = 'async' then
@@ -453,7 +469,7 @@ declare
   v_message_id bigint;
   v_account uuid;
   v_usage jsonb;
-  v_spend record;
+  v_spend workflows_private.spend_outcome;
 begin
   if p_status is null or p_status not in ('completed', 'failed', 'cancelled') then
     raise exception 'finish_workflow_run: status must be completed, failed or cancelled, not %', coalesce(p_status, 'null') using errcode = '22023';
@@ -506,12 +522,12 @@ begin
   if v_model_cost > 0 then
     v_spend := workflows_private.spend(v_account, null, false, v_model_cost, v_now);
     insert into public.usage_ledger (execution_id, kind, billing_account_id, period_id, workspace_id, workflow_id, amount, created_at)
-    select e.id, 'models', e.billing_account_id, (v_spend.o_meter).period_id, e.workspace_id, e.workflow_id, v_model_cost, v_now
+    select e.id, 'models', e.billing_account_id, (v_spend.meter).period_id, e.workspace_id, e.workflow_id, v_model_cost, v_now
     from public.workflow_executions e where e.id = p_execution_id;
-    if (v_spend.o_meter).bills_overage then
-      perform workflows_private.bill_threshold_if_due(v_spend.o_meter, v_now);
+    if (v_spend.meter).bills_overage then
+      perform workflows_private.bill_threshold_if_due(v_spend.meter, v_now);
     end if;
-    v_usage := workflows_private.usage_state(v_spend.o_meter);
+    v_usage := workflows_private.usage_state(v_spend.meter);
   end if;
 
   return jsonb_build_object('outcome', 'finished', 'executionId', p_execution_id, 'runStatus', p_status,
@@ -660,7 +676,7 @@ begin
   if p_api_key is not null then
     v_key := workflows_private.authenticate_api_key(p_api_key);
     if v_key.id is null then
-      return workflows_private.refusal(401, 'UNAUTHORIZED', 'Invalid API key: it does not exist or was revoked');
+      return workflows_private.api_key_refusal(p_api_key);
     end if;
   end if;
   select * into v_run from public.workflow_executions e where e.id = p_execution_id for update;
@@ -740,6 +756,7 @@ revoke execute on function
   public.heartbeat_workflow_run(uuid, integer, integer),
   public.cancel_workflow_run(uuid, text, uuid),
   workflows_private.refusal(integer, text, text, jsonb),
+  workflows_private.api_key_refusal(text),
   workflows_private.run_cost(numeric, jsonb),
   workflows_private.close_run(uuid, text, text, text, timestamptz),
   workflows_private.state_without_layout(jsonb),

@@ -9,28 +9,6 @@
 -- verified). They are volatile, not stable: authenticating a key may touch its last_used_at.
 
 /**
- * Resolves the caller of a read endpoint: the live API key, or the user the edge function verified.
- * Returns null with `o_refusal` set (401) when neither authenticates.
- */
-create function workflows_private.read_caller(p_api_key text, p_user_id uuid, out o_key public.api_keys, out o_refusal jsonb)
-language plpgsql
-security definer
-set search_path = ''
-as $$
-begin
-  if p_api_key is not null then
-    o_key := workflows_private.authenticate_api_key(p_api_key);
-    if o_key.id is null then
-      o_refusal := workflows_private.refusal(401, 'UNAUTHORIZED', 'Invalid API key: it does not exist or was revoked');
-    end if;
-  elsif p_user_id is null then
-    o_refusal := workflows_private.refusal(401, 'UNAUTHORIZED', 'API key required: send it in the X-API-Key header');
-  end if;
-end;
-$$;
-comment on function workflows_private.read_caller(text, uuid) is 'The API key of a read request, or a 401 refusal.';
-
-/**
  * GET /api/jobs/{executionId}: the state of a run for a caller who may see it (any member of its
  * workspace, by personal key or as a user; a workspace key of that workspace). Body: {success,
  * executionId, workflowId, status, output (completed runs), error {message, code, failedBlock}
@@ -44,15 +22,16 @@ security definer
 set search_path = ''
 as $$
 declare
-  v_caller record;
+  v_key public.api_keys;
   v_run public.workflow_executions;
 begin
-  v_caller := workflows_private.read_caller(p_api_key, p_user_id);
-  if v_caller.o_refusal is not null then
-    return v_caller.o_refusal;
+  -- A key when one is given, else the user the edge function verified.
+  v_key := workflows_private.authenticate_api_key(p_api_key);
+  if v_key.id is null and (p_api_key is not null or p_user_id is null) then
+    return workflows_private.api_key_refusal(p_api_key);
   end if;
   select * into v_run from public.workflow_executions e where e.id = p_execution_id;
-  if not found or workflows_private.principal_access(v_caller.o_key, p_user_id, v_run.workspace_id, 'viewer') <> 'allowed' then
+  if not found or workflows_private.principal_access(v_key, p_user_id, v_run.workspace_id, 'viewer') <> 'allowed' then
     return workflows_private.refusal(404, 'NOT_FOUND', format('Job %s not found', p_execution_id));
   end if;
   return jsonb_build_object('status', 200, 'body', jsonb_strip_nulls(jsonb_build_object(
@@ -119,17 +98,18 @@ set search_path = ''
 as $$
 declare
   v_now timestamptz := now();
-  v_caller record;
+  v_key public.api_keys;
   v_meter workflows_private.account_meters;
   v_free public.billing_plans;
   v_sync jsonb;
   v_async jsonb;
 begin
-  v_caller := workflows_private.read_caller(p_api_key, p_user_id);
-  if v_caller.o_refusal is not null then
-    return v_caller.o_refusal;
+  -- A key when one is given, else the user the edge function verified.
+  v_key := workflows_private.authenticate_api_key(p_api_key);
+  if v_key.id is null and (p_api_key is not null or p_user_id is null) then
+    return workflows_private.api_key_refusal(p_api_key);
   end if;
-  v_meter := workflows_private.caller_meter(v_caller.o_key, p_user_id);
+  v_meter := workflows_private.caller_meter(v_key, p_user_id);
   if v_meter.billing_account_id is null then
     select * into v_free from public.billing_plans p where p.plan = 'free';
     v_meter := row(null, v_free.plan, v_free.priority, 0, v_free.sync_per_minute, v_free.async_per_minute, v_free.logs_per_minute,
@@ -145,7 +125,7 @@ begin
     'rateLimit', jsonb_build_object(
       'sync', jsonb_build_object('isLimited', v_sync -> 'isLimited', 'limit', v_sync -> 'limit', 'remaining', v_sync -> 'remaining', 'resetAt', v_sync -> 'resetAt'),
       'async', jsonb_build_object('isLimited', v_async -> 'isLimited', 'limit', v_async -> 'limit', 'remaining', v_async -> 'remaining', 'resetAt', v_async -> 'resetAt'),
-      'authType', case when (v_caller.o_key).id is not null then 'api' else 'manual' end),
+      'authType', case when v_key.id is not null then 'api' else 'manual' end),
     'usage', jsonb_build_object('currentPeriodCost', trim_scale(v_meter.period_cost), 'limit', trim_scale(v_meter.usage_limit), 'plan', v_meter.plan)));
 end;
 $$;
@@ -164,16 +144,17 @@ security definer
 set search_path = ''
 as $$
 declare
-  v_caller record;
+  v_key public.api_keys;
   v_workflow public.workflows;
   v_active public.workflow_deployments;
 begin
-  v_caller := workflows_private.read_caller(p_api_key, p_user_id);
-  if v_caller.o_refusal is not null then
-    return v_caller.o_refusal;
+  -- A key when one is given, else the user the edge function verified.
+  v_key := workflows_private.authenticate_api_key(p_api_key);
+  if v_key.id is null and (p_api_key is not null or p_user_id is null) then
+    return workflows_private.api_key_refusal(p_api_key);
   end if;
   select * into v_workflow from public.workflows w where w.id = p_workflow_id;
-  if not found or workflows_private.principal_access(v_caller.o_key, p_user_id, v_workflow.workspace_id, 'viewer') <> 'allowed' then
+  if not found or workflows_private.principal_access(v_key, p_user_id, v_workflow.workspace_id, 'viewer') <> 'allowed' then
     return workflows_private.refusal(404, 'NOT_FOUND', format('Workflow %s not found', p_workflow_id));
   end if;
   select * into v_active from public.workflow_deployments d where d.workflow_id = p_workflow_id and d.is_active;
@@ -192,7 +173,6 @@ revoke execute on function
   public.workflow_job_status(uuid, text, uuid),
   public.workflow_usage_limits(text, uuid),
   public.workflow_deployment_status(uuid, text, uuid),
-  workflows_private.read_caller(text, uuid),
   workflows_private.caller_meter(public.api_keys, uuid)
   from public, anon, authenticated, service_role;
 grant execute on function

@@ -1,6 +1,6 @@
 -- Workflow service: plans, meters, seats, threshold billing, period closing and who reads billing records.
 begin;
-select plan(52);
+select plan(53);
 
 insert into auth.users (id, email, aud, role) values
   ('a6000000-0000-4000-8000-000000000001', 'owner@billing.test', 'authenticated', 'authenticated'),
@@ -59,7 +59,7 @@ select is((pg_temp.meter()).seats, 2, 'Leaving frees the seat');
 update public.billing_accounts set plan = 'team' where id = (select id from acct);
 select is(((pg_temp.meter()).sync_limit, (pg_temp.meter()).included_usage, (pg_temp.meter()).usage_limit)::text, '(50,80.00,500.00)',
   'On Team: 50 sync runs a minute, $40 of usage included per seat, $500 pooled limit');
-select is((pg_temp.meter()).sync_tokens, 5::double precision, 'A bigger bucket keeps the tokens it had (it refills from there)');
+select is((pg_temp.meter()).sync_tokens, 50::double precision, 'A bigger bucket is felt at once');
 insert into auth.users (id, email, aud, role) select gen_random_uuid(), format('seat%s@billing.test', n), 'authenticated', 'authenticated' from generate_series(1, 12) n;
 insert into public.workspace_members (workspace_id, user_id, role)
 select w.id, u.id, 'viewer' from public.workspaces w, auth.users u where w.name = 'Beta' and u.email like 'seat%@billing.test';
@@ -68,24 +68,27 @@ select is(((pg_temp.meter()).seats, (pg_temp.meter()).included_usage, (pg_temp.m
 
 insert into public.billing_account_overrides (billing_account_id, sync_per_minute, usage_limit) values ((select id from acct), 7, 9000);
 select is(((pg_temp.meter()).sync_limit, (pg_temp.meter()).async_limit, (pg_temp.meter()).usage_limit)::text, '(7,100,9000.00)', 'An override replaces the figures it sets, field by field');
-select is((pg_temp.meter()).sync_tokens, 5::double precision, 'A smaller bucket never holds more than it can');
+select is((pg_temp.meter()).sync_tokens, 7::double precision, 'A smaller bucket keeps what was used this minute (nothing, here)');
 delete from public.billing_account_overrides where billing_account_id = (select id from acct);
 select is(((pg_temp.meter()).sync_limit, (pg_temp.meter()).usage_limit)::text, '(50,560.00)', 'Removing the override restores the plan''s figures');
 
 -- Spending ---------------------------------------------------------------------------------------
 
+update workflows_private.account_meters set sync_tokens = 20 where billing_account_id = (select id from acct);
 update public.billing_accounts set plan = 'free' where id = (select id from acct);
-select is((workflows_private.spend((select id from acct), 'sync', true, 0, now())).o_refusal, null, 'A run takes a token');
+select is((pg_temp.meter()).sync_tokens, 0::double precision, 'Having used 30 of Team''s 50, a move to Free (5) leaves its bucket empty');
+update workflows_private.account_meters set sync_tokens = 5 where billing_account_id = (select id from acct);
+select is((workflows_private.spend((select id from acct), 'sync', true, 0, now())).refusal, null, 'A run takes a token');
 select is(((pg_temp.meter()).sync_tokens, (pg_temp.meter()).period_cost)::text, '(4,0.0010000000)', 'and is charged the base price');
 select workflows_private.spend((select id from acct), 'sync', true, 0, now()) from generate_series(1, 4);
-select is((workflows_private.spend((select id from acct), 'sync', true, 0, now())).o_refusal, 'rate', 'An empty bucket refuses');
+select is((workflows_private.spend((select id from acct), 'sync', true, 0, now())).refusal, 'rate', 'An empty bucket refuses');
 select is(((pg_temp.meter()).sync_tokens, (pg_temp.meter()).period_cost)::text, '(0,0.0050000000)', 'and a refusal changes nothing');
-select is((workflows_private.spend((select id from acct), 'sync', true, 0, now() + interval '12 seconds')).o_refusal, null, 'Free refills one sync token every 12 seconds');
-select is((workflows_private.spend((select id from acct), 'async', true, 0, now())).o_refusal, null, 'Each kind has its own bucket');
-select is(((workflows_private.spend((select id from acct), 'logs', false, 0, now())).o_meter).period_cost, 0.007::numeric(20, 10), 'A logs API request costs nothing');
+select is((workflows_private.spend((select id from acct), 'sync', true, 0, now() + interval '12 seconds')).refusal, null, 'Free refills one sync token every 12 seconds');
+select is((workflows_private.spend((select id from acct), 'async', true, 0, now())).refusal, null, 'Each kind has its own bucket');
+select is(((workflows_private.spend((select id from acct), 'logs', false, 0, now())).meter).period_cost, 0.007::numeric(20, 10), 'A logs API request costs nothing');
 update workflows_private.account_meters set period_cost = 10 where billing_account_id = (select id from acct);
-select is((workflows_private.spend((select id from acct), null, true, 0, now())).o_refusal, 'usage', 'At the usage limit a run is refused');
-select is((workflows_private.spend((select id from acct), null, false, 1.5, now())).o_refusal, null, 'but a finished run''s model cost is still charged');
+select is((workflows_private.spend((select id from acct), null, true, 0, now())).refusal, 'usage', 'At the usage limit a run is refused');
+select is((workflows_private.spend((select id from acct), null, false, 1.5, now())).refusal, null, 'but a finished run''s model cost is still charged');
 select is(
   (select s - 'resetAt' || jsonb_build_object('resetAt', (s ->> 'resetAt')::timestamptz - now())
    from workflows_private.rate_limit_state(pg_temp.meter(), 'sync', now() + interval '12 seconds') s),
