@@ -23,6 +23,8 @@ create table public.api_keys (
 );
 comment on table public.api_keys is 'API keys for X-API-Key. Personal keys (user_id set) act for their user; workspace keys (workspace_id set) run only that workspace''s workflows. Created with create_api_key(), revoked with revoke_api_key(); the key itself is never stored.';
 comment on column public.api_keys.name is 'What the key is for, in its creator''s words.';
+comment on column public.api_keys.id is 'The keys id (not the key: that is shown once and never stored).';
+comment on column public.api_keys.created_at is 'When the key was created.';
 comment on column public.api_keys.prefix is 'The first 12 characters of the key (orb_ and 8 more), shown so people can tell keys apart.';
 comment on column public.api_keys.user_id is 'Owner of a personal key; null for workspace keys.';
 comment on column public.api_keys.workspace_id is 'The workspace a workspace key belongs to; null for personal keys.';

@@ -21,6 +21,8 @@ create table public.model_prices (
 );
 comment on table public.model_prices is 'Model token prices per million tokens (USD), each valid from effective_from until the model''s next row. Readable by everyone signed in; written by the service role.';
 comment on column public.model_prices.provider is 'openai, anthropic, ...';
+comment on column public.model_prices.id is 'Row id.';
+comment on column public.model_prices.created_at is 'When the row was added.';
 comment on column public.model_prices.model is 'The model id as blocks report it in their usage (e.g. gpt-4o, claude-sonnet-4-5).';
 comment on column public.model_prices.input_per_million is 'USD per million prompt (input) tokens.';
 comment on column public.model_prices.output_per_million is 'USD per million completion (output) tokens.';

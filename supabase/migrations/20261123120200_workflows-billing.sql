@@ -34,6 +34,8 @@ create table public.billing_plans (
 );
 comment on table public.billing_plans is 'The plan catalogue: rate limits, monthly usage limit, subscription and included usage. Readable by everyone signed in.';
 comment on column public.billing_plans.priority is 'Higher wins when a user belongs to several accounts ("the highest-priority active plan").';
+comment on column public.billing_plans.plan is 'Plan id, as billing_accounts.plan names it: free, pro, team or enterprise.';
+comment on column public.billing_plans.name is 'Display name.';
 comment on column public.billing_plans.sync_per_minute is 'Synchronous runs per minute (token bucket capacity and refill per minute).';
 comment on column public.billing_plans.async_per_minute is 'Asynchronous runs per minute.';
 comment on column public.billing_plans.logs_per_minute is 'Logs API requests per minute.';
@@ -71,6 +73,8 @@ comment on column public.billing_account_overrides.logs_per_minute is 'Replaces 
 comment on column public.billing_account_overrides.usage_limit is 'Replaces the monthly usage limit (USD).';
 comment on column public.billing_account_overrides.subscription_price is 'Replaces the price per period (USD; Enterprise''s fixed price). Per seat when the plan prices per seat.';
 comment on column public.billing_account_overrides.note is 'The agreement this comes from.';
+comment on column public.billing_account_overrides.billing_account_id is 'The account the figures apply to.';
+comment on column public.billing_account_overrides.updated_at is 'When the figures were last written.';
 
 -- Periods, invoices, ledger ---------------------------------------------------------------------
 
@@ -99,6 +103,10 @@ comment on column public.billing_periods.included_usage is 'USD of usage the sub
 comment on column public.billing_periods.overage is 'Usage above the included amount (0 when the plan bills no overage).';
 comment on column public.billing_periods.billed_overage is 'Overage invoiced during the period by threshold invoices.';
 comment on column public.billing_periods.closed_at is 'When the period was closed.';
+comment on column public.billing_periods.id is 'Period id.';
+comment on column public.billing_periods.billing_account_id is 'The account billed.';
+comment on column public.billing_periods.starts_at is 'First instant of the period (00:00 UTC on the 1st).';
+comment on column public.billing_periods.ends_at is 'First instant after it (the next months start).';
 
 create table public.invoices (
   id uuid primary key default gen_random_uuid(),
@@ -114,6 +122,11 @@ comment on table public.invoices is 'Invoices, the records a payment provider wo
 comment on column public.invoices.kind is 'period (end of period: subscription and remaining overage) or threshold (unbilled overage reached the plan''s threshold).';
 comment on column public.invoices.bill_to is 'The account owner the bill goes to (Team: one bill to the owner).';
 comment on column public.invoices.total is 'Sum of the lines, USD.';
+comment on column public.invoices.id is 'Invoice id.';
+comment on column public.invoices.billing_account_id is 'The account invoiced.';
+comment on column public.invoices.period_id is 'The billing period the invoice belongs to.';
+comment on column public.invoices.currency is 'Always USD.';
+comment on column public.invoices.issued_at is 'When it was written.';
 create index invoices_billing_account_id_idx on public.invoices (billing_account_id, issued_at);
 create index invoices_period_id_idx on public.invoices (period_id);
 
@@ -131,6 +144,9 @@ comment on column public.invoice_lines.kind is 'subscription or overage.';
 comment on column public.invoice_lines.quantity is 'Seats (subscription) or 1.';
 comment on column public.invoice_lines.unit_price is 'USD per unit before rounding.';
 comment on column public.invoice_lines.amount is 'USD, rounded half up to the cent.';
+comment on column public.invoice_lines.id is 'Line id.';
+comment on column public.invoice_lines.invoice_id is 'The invoice.';
+comment on column public.invoice_lines.description is 'What is billed, in words.';
 create index invoice_lines_invoice_id_idx on public.invoice_lines (invoice_id);
 
 -- An enum, not a CHECK: ledger rows are written on every run (see workflow_executions' enums).
@@ -155,6 +171,10 @@ comment on column public.usage_ledger.execution_id is 'The run charged (workflow
 comment on column public.usage_ledger.kind is 'execution (the base charge) or models (the run''s model cost).';
 comment on column public.usage_ledger.period_id is 'The billing period the amount was added to.';
 comment on column public.usage_ledger.amount is 'USD.';
+comment on column public.usage_ledger.billing_account_id is 'The account charged (the runs, when admitted).';
+comment on column public.usage_ledger.workspace_id is 'The workspace whose run it was.';
+comment on column public.usage_ledger.workflow_id is 'The workflow whose run it was.';
+comment on column public.usage_ledger.created_at is 'When the charge was made; it falls in the period it was added to.';
 
 -- Meters -----------------------------------------------------------------------------------------
 
@@ -194,6 +214,23 @@ comment on column workflows_private.account_meters.billed_overage is 'Overage of
 comment on column workflows_private.account_meters.sync_tokens is 'Tokens in the sync bucket at sync_at (capacity sync_limit, refilled continuously at sync_limit a minute).';
 comment on column workflows_private.account_meters.async_tokens is 'Tokens in the async bucket at async_at.';
 comment on column workflows_private.account_meters.logs_tokens is 'Tokens in the logs API bucket at logs_at.';
+comment on column workflows_private.account_meters.billing_account_id is 'The account metered.';
+comment on column workflows_private.account_meters.plan is 'Its plan (copied from billing_accounts).';
+comment on column workflows_private.account_meters.priority is 'Its plans priority.';
+comment on column workflows_private.account_meters.sync_limit is 'Effective sync runs per minute (bucket capacity).';
+comment on column workflows_private.account_meters.async_limit is 'Effective async runs per minute.';
+comment on column workflows_private.account_meters.logs_limit is 'Effective logs API requests per minute.';
+comment on column workflows_private.account_meters.bills_overage is 'Whether usage above the included amount is invoiced.';
+comment on column workflows_private.account_meters.overage_threshold is 'Unbilled overage that triggers a threshold invoice.';
+comment on column workflows_private.account_meters.execution_charge is 'USD charged per execution.';
+comment on column workflows_private.account_meters.subscription_price is 'Effective price per period (per seat when price_per_seat).';
+comment on column workflows_private.account_meters.price_per_seat is 'Whether the price and included usage are per seat.';
+comment on column workflows_private.account_meters.period_id is 'The open billing period.';
+comment on column workflows_private.account_meters.period_start is 'Its start.';
+comment on column workflows_private.account_meters.period_end is 'Its end: the first run or cron job after it rolls the period over.';
+comment on column workflows_private.account_meters.sync_at is 'When sync_tokens was computed.';
+comment on column workflows_private.account_meters.async_at is 'When async_tokens was computed.';
+comment on column workflows_private.account_meters.logs_at is 'When logs_tokens was computed.';
 
 /**
  * Tokens in a bucket of capacity `p_capacity` (refilled continuously at `p_capacity` a minute) that

@@ -18,6 +18,7 @@ create table workflows_private.environment_versions (
 );
 comment on table workflows_private.environment_versions is 'A counter per workspace, bumped whenever one of its environment variables is created, changed or deleted; runtimes cache the decrypted environment by it. No row means version 0.';
 comment on column workflows_private.environment_versions.version is 'Increases with every change to the workspace''s variables.';
+comment on column workflows_private.environment_versions.workspace_id is 'The workspace.';
 
 /** Trigger: a variable of the workspace changed, so its environment version moves on. */
 create function workflows_private.bump_environment_version()

@@ -40,6 +40,10 @@ create table public.workflow_execution_snapshots (
 comment on table public.workflow_execution_snapshots is 'Workflow states manual runs executed (the draft at the time), stored once per distinct content. Written by the run lifecycle; members read them.';
 comment on column public.workflow_execution_snapshots.state_hash is 'sha256 of the state with block positions removed: two drafts that differ only in layout share a snapshot.';
 comment on column public.workflow_execution_snapshots.state is 'The state as it ran.';
+comment on column public.workflow_execution_snapshots.id is 'Snapshot id (workflow_executions.snapshot_id).';
+comment on column public.workflow_execution_snapshots.workflow_id is 'The workflow whose draft it is.';
+comment on column public.workflow_execution_snapshots.workspace_id is 'Copied from the workflow so row-level security needs no join.';
+comment on column public.workflow_execution_snapshots.created_at is 'When this content first ran.';
 create index workflow_execution_snapshots_workspace_id_idx on public.workflow_execution_snapshots (workspace_id);
 
 create table public.workflow_executions (
@@ -83,6 +87,9 @@ create table public.workflow_executions (
 );
 comment on table public.workflow_executions is 'One row per workflow run from any trigger; id is the executionId. Written only by the run lifecycle functions (admit, claim, heartbeat, finish, cancel, sweeper); members of the workspace read them.';
 comment on column public.workflow_executions.billing_account_id is 'The account the run was charged to when admitted.';
+comment on column public.workflow_executions.id is 'The executionId.';
+comment on column public.workflow_executions.workspace_id is 'The workflows workspace (row-level security reads it).';
+comment on column public.workflow_executions.workflow_id is 'The workflow run.';
 comment on column public.workflow_executions.deployment_id is 'The deployment snapshot the run executed (every trigger but manual). No foreign key: snapshots go only with their workflow, which takes its runs along, and admitting a run then needs no lock on the snapshot.';
 comment on column public.workflow_executions.deployment_version is 'Its version number, kept should the snapshot go.';
 comment on column public.workflow_executions.snapshot_id is 'The draft a manual run executed (workflow_execution_snapshots; no foreign key, as for deployment_id).';
@@ -130,6 +137,10 @@ create table workflows_private.idempotency_keys (
 );
 comment on table workflows_private.idempotency_keys is 'Idempotency-Key of an execute request → the execution it started, for 24 hours (pg_cron deletes older rows). The primary key makes two concurrent requests with one key run once.';
 comment on column workflows_private.idempotency_keys.request_hash is 'Hash of the request body (the caller''s choice of digest); the same key with another body is refused (409).';
+comment on column workflows_private.idempotency_keys.workflow_id is 'Keys are per workflow.';
+comment on column workflows_private.idempotency_keys.key is 'The Idempotency-Key header, 1 to 255 characters.';
+comment on column workflows_private.idempotency_keys.execution_id is 'The execution the first request started.';
+comment on column workflows_private.idempotency_keys.created_at is 'When it was first used; after 24 hours the key is forgotten.';
 create index idempotency_keys_created_at_idx on workflows_private.idempotency_keys (created_at);
 
 /** Removes Idempotency-Keys older than 24 hours (pg_cron, hourly); returns how many. */

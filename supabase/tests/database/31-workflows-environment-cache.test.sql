@@ -1,7 +1,7 @@
 -- Workflow service: environment versions let runtimes cache the decrypted environment, and values
 -- are encrypted without key stretching (the key is random), so decrypting them is cheap.
 begin;
-select plan(11);
+select plan(12);
 
 insert into auth.users (id, email, aud, role) values ('a7000000-0000-4000-8000-000000000001', 'admin@envcache.test', 'authenticated', 'authenticated');
 create function pg_temp.act_as(p_user uuid) returns void language sql as $$
@@ -32,6 +32,9 @@ delete from public.environment_variables where name = 'TOKEN';
 reset role;
 select is(pg_temp.version(), 4::bigint, 'and deleting one');
 
+select pg_temp.act_as('a7000000-0000-4000-8000-000000000001');
+select throws_ok($$select * from workflows_private.environment_versions$$, '42501', null, 'Versions are the runtime''s business: no user reads them');
+reset role;
 select is(workflows_private.environment_payload((select id from ws), 4, 4), '{"version": 4}'::jsonb, 'A caller holding the current version gets no values');
 select is(workflows_private.environment_payload((select id from ws), 4, 3), '{"version": 4, "variables": {"REGION": "us"}}'::jsonb, 'one holding another gets them decrypted');
 select is(workflows_private.environment_payload((select id from ws), 4, null), '{"version": 4, "variables": {"REGION": "us"}}'::jsonb, 'as does one holding none');
