@@ -1,7 +1,9 @@
 -- Workflow service demo data for local development: a user who can sign in
 -- (builder@workflows.orbita.test, password Orbita#2026), their workspace on a Free billing account,
--- two workflows from examples/workflows (Order triage, deployed as version 1; Batch pricing, a draft
--- only) and the TAX_RATE environment variable Batch pricing reads, stored encrypted.
+-- three workflows from examples/workflows (Order triage and Hello API, each deployed as version 1;
+-- Batch pricing, a draft only), the TAX_RATE environment variable Batch pricing reads, stored
+-- encrypted, and the builder's LOCAL demo API key (below), so the execute endpoint can be tried
+-- with curl right after `npm start`.
 -- Idempotent: fixed ids and `on conflict do nothing`. Local use only.
 
 insert into auth.users (
@@ -56,5 +58,28 @@ values ('f7000000-0000-4000-8000-000000000001', 'f3000000-0000-4000-8000-0000000
 on conflict do nothing;
 
 insert into workflows_private.environment_values (variable_id, value_encrypted)
-values ('f7000000-0000-4000-8000-000000000001', extensions.pgp_sym_encrypt('0.18', workflows_private.environment_key(), 'cipher-algo=aes256'))
+values ('f7000000-0000-4000-8000-000000000001', workflows_private.encrypt_environment_value('0.18', workflows_private.environment_key()))
 on conflict (variable_id) do nothing;
+
+insert into public.workflows (id, workspace_id, folder_id, name, description, state, created_by) values
+  ('f5000000-0000-4000-8000-000000000003', 'f3000000-0000-4000-8000-000000000001', 'f4000000-0000-4000-8000-000000000001',
+   'Hello API', 'The smallest useful API workflow: typed input, a Function, a Response.', '{"blocks": {"api": {"id": "api", "type": "api_trigger", "name": "API", "config": {"inputFormat": [{"name": "name", "type": "string", "value": "Ana", "description": "Who to greet"}, {"name": "excited", "type": "boolean", "value": false}]}, "enabled": true}, "greet": {"id": "greet", "type": "function", "name": "Greet", "config": {"code": "const base = `Hello, ${<api.name>}`;\nreturn <api.excited> ? base + ''!'' : base + ''.'';"}, "enabled": true}, "reply": {"id": "reply", "type": "response", "name": "Reply", "config": {"status": 200, "headers": {"Cache-Control": "no-store"}, "body": {"message": "<greet.result>"}}, "enabled": true}}, "edges": [{"id": "api->greet", "source": "api", "target": "greet"}, {"id": "greet->reply", "source": "greet", "target": "reply"}], "loops": {}, "parallels": {}}'::jsonb, 'f1000000-0000-4000-8000-000000000001')
+on conflict (id) do nothing;
+
+insert into public.workflow_deployments (id, workflow_id, workspace_id, version, state, note, is_active, created_by, activated_at)
+select 'f6000000-0000-4000-8000-000000000002', w.id, w.workspace_id, 1, w.state, 'Seeded release', true, w.created_by, now()
+from public.workflows w
+where w.id = 'f5000000-0000-4000-8000-000000000003'
+on conflict do nothing;
+
+-- The builder's personal API key, for local use only: its text is in this public file and in the
+-- README, so it must never exist on a hosted project (seeds are only pushed there with
+-- --include-seed, for throwaway demos). Only its SHA-256 digest is stored, as for any key.
+insert into public.api_keys (id, name, prefix, user_id, created_by)
+values ('f8000000-0000-4000-8000-000000000001', 'Local demo key (npm start only)', 'orb_local_on',
+  'f1000000-0000-4000-8000-000000000001', 'f1000000-0000-4000-8000-000000000001')
+on conflict (id) do nothing;
+
+insert into workflows_private.api_key_hashes (key_hash, api_key_id)
+values (workflows_private.api_key_digest('orb_local_only_demo_key_000000000000000000000000'), 'f8000000-0000-4000-8000-000000000001')
+on conflict do nothing;

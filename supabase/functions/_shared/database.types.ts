@@ -19,6 +19,26 @@ export type Database = {
                   Relationships: [
                     
                   ]
+                },"api_keys": {
+                  Row: {
+                    "created_at": string,"created_by": string | null,"id": string,"last_used_at": string | null,"name": string,"prefix": string,"revoked_at": string | null,"user_id": string | null,"workspace_id": string | null
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"created_by"?: string | null,"id"?: string,"last_used_at"?: string | null,"name": string,"prefix": string,"revoked_at"?: string | null,"user_id"?: string | null,"workspace_id"?: string | null
+                  }
+                  Update: {
+                    "created_at"?: string,"created_by"?: string | null,"id"?: string,"last_used_at"?: string | null,"name"?: string,"prefix"?: string,"revoked_at"?: string | null,"user_id"?: string | null,"workspace_id"?: string | null
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "api_keys_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    }
+                  ]
                 },"audit_log": {
                   Row: {
                     "action": string,"actor_id": string | null,"created_at": string,"details": NonNullable<Json>,"entity_id": string,"entity_type": string,"id": number
@@ -53,6 +73,26 @@ isOneToOne: false
       referencedColumns: ["codigo"]
     }
                   ]
+                },"billing_account_overrides": {
+                  Row: {
+                    "async_per_minute": number | null,"billing_account_id": string,"logs_per_minute": number | null,"note": string | null,"subscription_price": number | null,"sync_per_minute": number | null,"updated_at": string,"usage_limit": number | null
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "async_per_minute"?: number | null,"billing_account_id": string,"logs_per_minute"?: number | null,"note"?: string | null,"subscription_price"?: number | null,"sync_per_minute"?: number | null,"updated_at"?: string,"usage_limit"?: number | null
+                  }
+                  Update: {
+                    "async_per_minute"?: number | null,"billing_account_id"?: string,"logs_per_minute"?: number | null,"note"?: string | null,"subscription_price"?: number | null,"sync_per_minute"?: number | null,"updated_at"?: string,"usage_limit"?: number | null
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "billing_account_overrides_billing_account_id_fkey"
+      columns: ["billing_account_id"]
+isOneToOne: true
+      referencedRelation: "billing_accounts"
+      referencedColumns: ["id"]
+    }
+                  ]
                 },"billing_accounts": {
                   Row: {
                     "created_at": string,"id": string,"name": string,"owner_id": string,"plan": string
@@ -63,6 +103,40 @@ isOneToOne: false
                   }
                   Update: {
                     "created_at"?: string,"id"?: string,"name"?: string,"owner_id"?: string,"plan"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
+                },"billing_periods": {
+                  Row: {
+                    "billed_overage": number | null,"billing_account_id": string,"closed_at": string | null,"ends_at": string,"id": string,"included_usage": number | null,"overage": number | null,"plan": string | null,"seats": number | null,"starts_at": string,"status": string,"usage_cost": number | null
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "billed_overage"?: number | null,"billing_account_id": string,"closed_at"?: string | null,"ends_at": string,"id"?: string,"included_usage"?: number | null,"overage"?: number | null,"plan"?: string | null,"seats"?: number | null,"starts_at": string,"status"?: string,"usage_cost"?: number | null
+                  }
+                  Update: {
+                    "billed_overage"?: number | null,"billing_account_id"?: string,"closed_at"?: string | null,"ends_at"?: string,"id"?: string,"included_usage"?: number | null,"overage"?: number | null,"plan"?: string | null,"seats"?: number | null,"starts_at"?: string,"status"?: string,"usage_cost"?: number | null
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "billing_periods_billing_account_id_fkey"
+      columns: ["billing_account_id"]
+isOneToOne: false
+      referencedRelation: "billing_accounts"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"billing_plans": {
+                  Row: {
+                    "async_per_minute": number,"bills_overage": boolean,"execution_charge": number,"included_usage": number,"logs_per_minute": number,"name": string,"overage_threshold": number,"plan": string,"price_per_seat": boolean,"priority": number,"subscription_price": number,"sync_per_minute": number,"usage_limit": number
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "async_per_minute": number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute": number,"name": string,"overage_threshold"?: number,"plan": string,"price_per_seat"?: boolean,"priority": number,"subscription_price"?: number,"sync_per_minute": number,"usage_limit": number
+                  }
+                  Update: {
+                    "async_per_minute"?: number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute"?: number,"name"?: string,"overage_threshold"?: number,"plan"?: string,"price_per_seat"?: boolean,"priority"?: number,"subscription_price"?: number,"sync_per_minute"?: number,"usage_limit"?: number
                   }
                   Relationships: [
                     
@@ -297,6 +371,66 @@ isOneToOne: false
                   Relationships: [
                     
                   ]
+                },"invoice_lines": {
+                  Row: {
+                    "amount": number,"description": string,"id": string,"invoice_id": string,"kind": string,"quantity": number,"unit_price": number
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "amount": number,"description": string,"id"?: string,"invoice_id": string,"kind": string,"quantity": number,"unit_price": number
+                  }
+                  Update: {
+                    "amount"?: number,"description"?: string,"id"?: string,"invoice_id"?: string,"kind"?: string,"quantity"?: number,"unit_price"?: number
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "invoice_lines_invoice_id_fkey"
+      columns: ["invoice_id"]
+isOneToOne: false
+      referencedRelation: "invoices"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"invoices": {
+                  Row: {
+                    "bill_to": string | null,"billing_account_id": string,"currency": string,"id": string,"issued_at": string,"kind": string,"period_id": string,"total": number
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "bill_to"?: string | null,"billing_account_id": string,"currency"?: string,"id"?: string,"issued_at"?: string,"kind": string,"period_id": string,"total": number
+                  }
+                  Update: {
+                    "bill_to"?: string | null,"billing_account_id"?: string,"currency"?: string,"id"?: string,"issued_at"?: string,"kind"?: string,"period_id"?: string,"total"?: number
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "invoices_billing_account_id_fkey"
+      columns: ["billing_account_id"]
+isOneToOne: false
+      referencedRelation: "billing_accounts"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "invoices_period_id_fkey"
+      columns: ["period_id"]
+isOneToOne: false
+      referencedRelation: "billing_periods"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"model_prices": {
+                  Row: {
+                    "created_at": string,"effective_from": string,"hosted_multiplier": number,"id": string,"input_per_million": number,"model": string,"output_per_million": number,"provider": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"effective_from": string,"hosted_multiplier"?: number,"id"?: string,"input_per_million": number,"model": string,"output_per_million": number,"provider": string
+                  }
+                  Update: {
+                    "created_at"?: string,"effective_from"?: string,"hosted_multiplier"?: number,"id"?: string,"input_per_million"?: number,"model"?: string,"output_per_million"?: number,"provider"?: string
+                  }
+                  Relationships: [
+                    
+                  ]
                 },"niveis": {
                   Row: {
                     "multiplicador": number,"nome": string,"ordem": number,"pontos_minimos": number,"slug": string
@@ -423,6 +557,20 @@ isOneToOne: false
       referencedColumns: ["slug"]
     }
                   ]
+                },"usage_ledger": {
+                  Row: {
+                    "amount": number,"billing_account_id": string,"created_at": string,"execution_id": string,"kind": Database["public"]['Enums']["usage_charge_kind"],"period_id": string,"workflow_id": string | null,"workspace_id": string | null
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "amount": number,"billing_account_id": string,"created_at"?: string,"execution_id": string,"kind": Database["public"]['Enums']["usage_charge_kind"],"period_id": string,"workflow_id"?: string | null,"workspace_id"?: string | null
+                  }
+                  Update: {
+                    "amount"?: number,"billing_account_id"?: string,"created_at"?: string,"execution_id"?: string,"kind"?: Database["public"]['Enums']["usage_charge_kind"],"period_id"?: string,"workflow_id"?: string | null,"workspace_id"?: string | null
+                  }
+                  Relationships: [
+                    
+                  ]
                 },"user_roles": {
                   Row: {
                     "created_at": string,"id": number,"role": Database["public"]['Enums']["app_role"],"updated_at": string,"user_id": string
@@ -489,6 +637,46 @@ isOneToOne: false
                   Relationships: [
                     {
       foreignKeyName: "workflow_deployments_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workflow_execution_snapshots": {
+                  Row: {
+                    "created_at": string,"id": string,"state": NonNullable<Json>,"state_hash": string,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"id"?: string,"state": NonNullable<Json>,"state_hash": string,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"id"?: string,"state"?: NonNullable<Json>,"state_hash"?: string,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_execution_snapshots_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workflow_executions": {
+                  Row: {
+                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_requested_at": string | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"queue_message_id": number | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"triggered_by": string | null,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"triggered_by"?: string | null,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"triggered_by"?: string | null,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_executions_workspace_id_workflow_id_fkey"
       columns: ["workspace_id","workflow_id"]
 isOneToOne: false
       referencedRelation: "workflows"
@@ -586,8 +774,22 @@ isOneToOne: false
         isOneToOne: true
         isSetofReturn: false
       } },
+"admit_workflow_run":
+{ Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
+                           },
 "calculate_payment_dates":
 { Args: { "sale_date": string }; Returns: Record<string, unknown>
+                           },
+"cancel_workflow_run":
+{ Args: { "p_api_key"?: string,"p_execution_id": string,"p_user_id"?: string }; Returns: Json
+                           },
+"claim_workflow_runs":
+{ Args: { "p_batch_size"?: number,"p_cached_deployment_ids"?: (string)[],"p_environment_versions"?: Json,"p_lease_seconds"?: number }; Returns: Json
+                           },
+"create_api_key":
+{ Args: { "p_name": string,"p_workspace_id"?: string }; Returns: {
+              "id": string,"key": string,"prefix": string
+            }[]
                            },
 "create_workspace":
 { Args: { "p_billing_account_id"?: string,"p_name": string }; Returns: {
@@ -626,6 +828,9 @@ isOneToOne: false
 "diff_workflow_deployment":
 { Args: { "p_compare_to"?: number,"p_version"?: number,"p_workflow_id": string }; Returns: Json
                            },
+"finish_workflow_run":
+{ Args: { "p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json
+                           },
 "gamificacao_badges_usuario":
 { Args: { "p_usuario_id": string }; Returns: Json
                            },
@@ -658,12 +863,33 @@ isOneToOne: false
 "has_role":
 { Args: { "_role": Database["public"]['Enums']["app_role"],"_user_id": string }; Returns: boolean
                            },
+"heartbeat_workflow_run":
+{ Args: { "p_attempt"?: number,"p_execution_id": string,"p_lease_seconds"?: number }; Returns: Json
+                           },
 "my_workspace_role":
 { Args: { "p_workspace_id": string }; Returns: string
                            },
 "respond_to_proposal":
 { Args: { "_action": string,"_email": string,"_token": string }; Returns: Record<string, unknown>
                            },
+"revoke_api_key":
+{ Args: { "p_id": string }; Returns: {
+              "created_at": string,
+"created_by": string | null,
+"id": string,
+"last_used_at": string | null,
+"name": string,
+"prefix": string,
+"revoked_at": string | null,
+"user_id": string | null,
+"workspace_id": string | null
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "api_keys"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
 "set_environment_variable":
 { Args: { "p_name": string,"p_value": string,"p_workspace_id": string }; Returns: {
               "created_at": string,
@@ -685,12 +911,21 @@ isOneToOne: false
 "validate_workflow_state":
 { Args: { "p_mode"?: string,"p_state": Json }; Returns: Json
                            },
+"workflow_deployment_status":
+{ Args: { "p_api_key"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
+                           },
+"workflow_job_status":
+{ Args: { "p_api_key"?: string,"p_execution_id": string,"p_user_id"?: string }; Returns: Json
+                           },
+"workflow_usage_limits":
+{ Args: { "p_api_key"?: string,"p_user_id"?: string }; Returns: Json
+                           },
 "workspace_environment":
 { Args: { "p_workspace_id": string }; Returns: Json
                            }
           }
           Enums: {
-            "app_role": "super_admin"|"admin"|"technician","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled"
+            "app_role": "super_admin"|"admin"|"technician","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
           }
           CompositeTypes: {
             [_ in never]: never
@@ -806,7 +1041,7 @@ export type CompositeTypes<
 export const Constants = {
   "public": {
           Enums: {
-            "app_role": ["super_admin", "admin", "technician"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"]
+            "app_role": ["super_admin", "admin", "technician"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
           }
         }
 } as const

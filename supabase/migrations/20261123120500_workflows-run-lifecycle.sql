@@ -1,0 +1,775 @@
+-- Workflow service, part 2: the run lifecycle in SQL, one round trip per step, so an edge function
+-- is parse → admit → execute → finish (and an async worker claim → execute → finish):
+--
+-- - admit_workflow_run: authenticates the caller, checks access, the deployment, idempotency, the
+--   usage limit and the rate limit, records the run (and queues it, for async runs) and returns
+--   everything the run needs. Refusals are answers, not exceptions.
+-- - finish_workflow_run: records how the run ended, prices its model usage, charges it, bills a
+--   reached threshold. Idempotent: the second finish of a run changes nothing.
+-- - claim_workflow_runs / heartbeat_workflow_run: the async worker's side: take queued runs (a run
+--   whose worker died is taken again under the same execution id), keep a long run's lease.
+-- - cancel_workflow_run, and the sweeper that fails runs whose worker is gone (pg_cron, every minute).
+--
+-- All of them are security definer and executable by the service role only: the edge functions
+-- call them after (or instead of) authenticating the request themselves. docs/workflow-runs.md
+-- describes every argument and answer.
+
+-- Helpers ----------------------------------------------------------------------------------------
+
+/** A refusal: what the endpoint answers ({error, code} with its HTTP status), plus extras. */
+create function workflows_private.refusal(p_status integer, p_code text, p_error text, p_extra jsonb default '{}'::jsonb)
+returns jsonb
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  return jsonb_build_object('status', p_status, 'outcome', 'refused', 'code', p_code, 'error', p_error) || p_extra;
+end;
+$$;
+comment on function workflows_private.refusal(integer, text, text, jsonb) is 'The answer of a refused request: {status, outcome: refused, code, error, ...extras}.';
+
+/**
+ * The 401 answer for a request whose API key is missing (null or blank) or authenticates nothing
+ * (unknown or revoked), saying which.
+ */
+create function workflows_private.api_key_refusal(p_api_key text)
+returns jsonb
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  if p_api_key is null or btrim(p_api_key) = '' then
+    return workflows_private.refusal(401, 'UNAUTHORIZED', 'API key required: send it in the X-API-Key header');
+  end if;
+  return workflows_private.refusal(401, 'UNAUTHORIZED', 'Invalid API key: it does not exist or was revoked');
+end;
+$$;
+comment on function workflows_private.api_key_refusal(text) is 'The 401 refusal for a missing or invalid API key.';
+
+/**
+ * The spec's cost object of a run: {total, base, input, output, tokens {prompt, completion, total},
+ * models {...}} from its base charge and its priced model usage (price_model_usage; null when it
+ * used no model).
+ */
+create function workflows_private.run_cost(p_base numeric, p_models jsonb)
+returns jsonb
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  return coalesce(p_models, jsonb_build_object('input', 0, 'output', 0, 'tokens', jsonb_build_object('prompt', 0, 'completion', 0, 'total', 0), 'models', '{}'::jsonb))
+    || jsonb_build_object('total', trim_scale(p_base + coalesce((p_models ->> 'total')::numeric, 0)), 'base', trim_scale(p_base));
+end;
+$$;
+comment on function workflows_private.run_cost(numeric, jsonb) is 'The spec''s cost object from a run''s base charge and its priced model usage.';
+
+/**
+ * Ends a run that will not finish normally (worker lost, never started, cancelled while queued,
+ * out of attempts): status, level, error and end time, the cost it was already charged (its base),
+ * and its queue message removed. The caller holds the row lock.
+ */
+create function workflows_private.close_run(p_execution_id uuid, p_status text, p_code text, p_message text, p_now timestamptz)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_message_id bigint;
+begin
+  select e.queue_message_id into v_message_id from public.workflow_executions e where e.id = p_execution_id;
+  update public.workflow_executions e set
+    status = p_status::public.workflow_run_status,
+    level = case when p_status = 'failed' then 'error'::public.workflow_log_level else 'info'::public.workflow_log_level end,
+    started_at = coalesce(e.started_at, p_now),
+    ended_at = p_now,
+    error_code = p_code,
+    error_message = p_message,
+    cost = workflows_private.run_cost(e.cost_total, null),
+    lease_expires_at = null
+  where e.id = p_execution_id;
+  if v_message_id is not null then
+    perform pgmq.delete('workflow_runs', v_message_id);
+  end if;
+end;
+$$;
+comment on function workflows_private.close_run(uuid, text, text, text, timestamptz) is 'Closes a run that will not finish normally (failed or cancelled), keeping its base charge, and drops its queue message.';
+
+/** A draft state without editor layout (block positions): what manual-run snapshots hash and keep. */
+create function workflows_private.state_without_layout(p_state jsonb)
+returns jsonb
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  if jsonb_typeof(p_state -> 'blocks') is distinct from 'object' then
+    return p_state;
+  end if;
+  return jsonb_set(p_state, '{blocks}', coalesce(
+    (select jsonb_object_agg(b.key, case when jsonb_typeof(b.value) = 'object' then b.value - 'position' else b.value end) from jsonb_each(p_state -> 'blocks') b),
+    '{}'::jsonb));
+end;
+$$;
+comment on function workflows_private.state_without_layout(jsonb) is 'The state with every block''s position removed.';
+
+/** The snapshot of a workflow's current draft, stored once per distinct content. */
+create function workflows_private.draft_snapshot(p_workflow_id uuid)
+returns public.workflow_execution_snapshots
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_snapshot public.workflow_execution_snapshots;
+  v_state jsonb;
+  v_workspace uuid;
+begin
+  select workflows_private.state_without_layout(w.state), w.workspace_id into v_state, v_workspace from public.workflows w where w.id = p_workflow_id;
+  insert into public.workflow_execution_snapshots (workflow_id, workspace_id, state_hash, state)
+  values (p_workflow_id, v_workspace, pg_catalog.sha256(pg_catalog.convert_to(v_state::text, 'UTF8')), v_state)
+  on conflict (workflow_id, state_hash) do update set state_hash = excluded.state_hash
+  returning * into v_snapshot;
+  return v_snapshot;
+end;
+$$;
+comment on function workflows_private.draft_snapshot(uuid) is 'Stores (or finds) the content-hashed snapshot of a workflow''s draft.';
+
+/**
+ * What a run needs to execute, as admit and claim return it: the run, its workflow, the deployment
+ * it runs ({id, version, state}, state left out when the caller caches it) or a manual run's
+ * snapshot ({id, state}), and the environment ({version, variables}, variables left out when the
+ * caller holds that version). Pure: the callers read the parts in their own queries.
+ */
+create function workflows_private.run_payload(
+  p_run public.workflow_executions, p_workflow_name text, p_deployment jsonb, p_snapshot jsonb, p_environment jsonb
+)
+returns jsonb
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  return jsonb_build_object(
+    'executionId', p_run.id,
+    'runStatus', p_run.status,
+    'trigger', p_run.trigger,
+    'mode', p_run.mode,
+    'attempt', p_run.attempt,
+    'leaseExpiresAt', p_run.lease_expires_at,
+    'input', p_run.input,
+    'workflow', jsonb_build_object('id', p_run.workflow_id, 'name', p_workflow_name, 'workspaceId', p_run.workspace_id),
+    'deployment', p_deployment,
+    'snapshot', p_snapshot,
+    'environment', p_environment);
+end;
+$$;
+comment on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) is 'The execution context admit and claim return: run, workflow, deployment or snapshot, environment.';
+
+/**
+ * The answer to a repeated Idempotency-Key: the first execution's stored response (or its job
+ * status, for async runs), 409 IDEMPOTENCY_KEY_REUSED when the request body differs, 409
+ * IDEMPOTENCY_KEY_IN_USE while a synchronous first request is still running.
+ */
+create function workflows_private.idempotent_replay(p_key workflows_private.idempotency_keys, p_request_hash text)
+returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_run public.workflow_executions;
+begin
+  if p_key.request_hash is distinct from p_request_hash then
+    return workflows_private.refusal(409, 'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was already used with a different request body; use a new key for a new request',
+      jsonb_build_object('executionId', p_key.execution_id));
+  end if;
+  select * into v_run from public.workflow_executions e where e.id = p_key.execution_id;
+  if v_run.mode = 'sync' and v_run.status in ('queued', 'running') then
+    return workflows_private.refusal(409, 'IDEMPOTENCY_KEY_IN_USE',
+      'A request with this Idempotency-Key is still running; retry when it has finished',
+      jsonb_build_object('executionId', v_run.id));
+  end if;
+  return jsonb_build_object(
+    'status', case
+      when v_run.mode = 'async' then 202
+      when v_run.response ? 'status' then (v_run.response ->> 'status')::integer
+      when v_run.status = 'completed' then 200
+      when v_run.error_code = 'RUN_TIMEOUT' then 408
+      else 500 end,
+    'outcome', 'replay',
+    'executionId', v_run.id,
+    'runStatus', v_run.status,
+    'mode', v_run.mode,
+    'response', v_run.response,
+    'output', v_run.output,
+    'error', case when v_run.error_code is null then null
+      else jsonb_build_object('message', v_run.error_message, 'code', v_run.error_code, 'failedBlock', v_run.failed_block) end,
+    'createdAt', v_run.created_at);
+end;
+$$;
+comment on function workflows_private.idempotent_replay(workflows_private.idempotency_keys, text) is 'Answers a repeated Idempotency-Key from the first execution (or refuses with 409).';
+
+/** Bills a threshold invoice when the meter (just updated under its row lock) says one is due. */
+create function workflows_private.bill_threshold_if_due(p_meter workflows_private.account_meters, p_now timestamptz)
+returns void
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if p_meter.bills_overage
+    and greatest(0, p_meter.period_cost - p_meter.included_usage) - p_meter.billed_overage >= p_meter.overage_threshold then
+    perform workflows_private.bill_threshold(p_meter.billing_account_id, p_now);
+  end if;
+end;
+$$;
+comment on function workflows_private.bill_threshold_if_due(workflows_private.account_meters, timestamptz) is 'Cheap check on a just-updated meter; calls bill_threshold when the unbilled overage reached the threshold.';
+
+-- Admit ------------------------------------------------------------------------------------------
+
+/**
+ * Admits a run: one round trip between parsing a request and executing it. Checks, in this order
+ * (the first that fails is the answer):
+ *   1. the caller: an API key (`p_api_key`, required for the api trigger, 401 UNAUTHORIZED when
+ *      missing, unknown or revoked) or, for manual runs, the user the edge function verified
+ *      (`p_user_id`, 401 without). Webhook, schedule and chat runs may come with neither: the
+ *      function vouches for them (webhook secret, schedule, chat deployment);
+ *   2. the workflow exists and the caller sees its workspace (404 NOT_FOUND otherwise, whether it
+ *      does not exist or belongs to a workspace the caller is not in);
+ *   3. the caller may run it: editor or above for a personal key or a user; a workspace key runs
+ *      its own workspace's workflows (403 FORBIDDEN);
+ *   4. a repeated Idempotency-Key answers from the first execution (or 409), see idempotent_replay;
+ *   5. the workflow has an active deployment (403 NOT_DEPLOYED), except manual runs, which run the draft;
+ *   6. the usage limit of the workspace's billing account (402 USAGE_LIMIT_EXCEEDED);
+ *   7. the rate limit: sync or async bucket by `p_mode`; manual and schedule runs have none (429
+ *      RATE_LIMIT_EXCEEDED with retryAfter seconds).
+ * Then it records the run (`running` for sync, `queued` and sent to the queue for async), charges
+ * the base price to the account's open period and returns the run. Arguments the edge function
+ * should have validated (trigger, mode, lease) raise 22023.
+ */
+create function public.admit_workflow_run(
+  p_workflow_id uuid,
+  p_trigger text default 'api',
+  p_mode text default 'sync',
+  p_api_key text default null,
+  p_user_id uuid default null,
+  p_input jsonb default null,
+  p_idempotency_key text default null,
+  p_request_hash text default null,
+  p_cached_deployment_ids uuid[] default null,
+  p_environment_version bigint default null,
+  p_lease_seconds integer default 360
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_key public.api_keys;
+  v_workflow_name text;
+  v_workspace uuid;
+  v_account uuid;
+  v_role text;
+  v_deployment jsonb;
+  v_environment_version bigint;
+  v_access text;
+  v_existing workflows_private.idempotency_keys;
+  v_snapshot public.workflow_execution_snapshots;
+  v_execution_id uuid := gen_random_uuid();
+  v_bucket text := case when p_trigger in ('manual', 'schedule') then null else p_mode end;
+  v_spend workflows_private.spend_outcome;
+  v_rate jsonb;
+  v_usage jsonb;
+  v_message_id bigint;
+  v_run public.workflow_executions;
+begin
+  if p_trigger is null or p_trigger not in ('manual', 'api', 'webhook', 'schedule', 'chat')
+    or p_mode is null or p_mode not in ('sync', 'async') or (p_trigger = 'manual' and p_mode <> 'sync')
+    or p_lease_seconds is null or p_lease_seconds not between 1 and 86400 then
+    raise exception 'admit_workflow_run: trigger must be manual, api, webhook, schedule or chat; mode sync or async (manual runs are sync); lease 1 to 86400 s'
+      using errcode = '22023';
+  end if;
+
+  -- 1. Who is asking.
+  if p_api_key is not null or p_trigger = 'api' then
+    v_key := workflows_private.authenticate_api_key(p_api_key);
+    if v_key.id is null then
+      return workflows_private.api_key_refusal(p_api_key);
+    end if;
+  elsif p_trigger = 'manual' and p_user_id is null then
+    return workflows_private.refusal(401, 'UNAUTHORIZED', 'Sign in to run workflows');
+  end if;
+
+  -- 2. and 3. The workflow and whether the caller may run it; with what it runs and the
+  -- environment version, in one query.
+  select w.name, w.workspace_id, ws.billing_account_id, m.role,
+    case when d.id is not null then jsonb_build_object('id', d.id, 'version', d.version)
+      || case when p_mode = 'async' or d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end end,
+    coalesce(ev.version, 0)
+  into v_workflow_name, v_workspace, v_account, v_role, v_deployment, v_environment_version
+  from public.workflows w
+  join public.workspaces ws on ws.id = w.workspace_id
+  left join public.workspace_members m on m.workspace_id = w.workspace_id and m.user_id = coalesce(v_key.user_id, p_user_id)
+  left join public.workflow_deployments d on d.workflow_id = w.id and d.is_active and p_trigger <> 'manual'
+  left join workflows_private.environment_versions ev on ev.workspace_id = w.workspace_id
+  where w.id = p_workflow_id;
+  if found and (v_key.id is not null or p_user_id is not null) then
+    v_access := workflows_private.access_verdict(v_key, v_role, v_workspace, 'editor');
+  end if;
+  if v_workspace is null or v_access = 'not_found' then
+    return workflows_private.refusal(404, 'NOT_FOUND', format('Workflow %s not found', p_workflow_id));
+  end if;
+  if v_access = 'forbidden' then
+    return workflows_private.refusal(403, 'FORBIDDEN',
+      case when v_key.id is not null then 'This API key may not run workflows of this workspace: its user needs the editor role or above'
+        else 'Only a workspace editor or above may run workflows' end);
+  end if;
+
+  -- 4. A repeated request.
+  if p_idempotency_key is not null then
+    if char_length(p_idempotency_key) not between 1 and 255 then
+      return workflows_private.refusal(400, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 characters');
+    end if;
+    select * into v_existing from workflows_private.idempotency_keys k
+    where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.created_at > v_now - interval '24 hours';
+    if found then
+      return workflows_private.idempotent_replay(v_existing, p_request_hash);
+    end if;
+  end if;
+
+  -- 5. What runs: the active deployment, or the draft for manual runs.
+  if p_trigger = 'manual' then
+    v_snapshot := workflows_private.draft_snapshot(p_workflow_id);
+  elsif v_deployment is null then
+    return workflows_private.refusal(403, 'NOT_DEPLOYED', format('Workflow "%s" is not deployed: deploy it before running it from a trigger', v_workflow_name));
+  end if;
+
+  -- Claim the Idempotency-Key before charging: of two concurrent requests with the same key, the
+  -- second waits here for the first to commit and then answers as its replay.
+  if p_idempotency_key is not null then
+    insert into workflows_private.idempotency_keys as k (workflow_id, key, request_hash, execution_id, created_at)
+    values (p_workflow_id, p_idempotency_key, p_request_hash, v_execution_id, v_now)
+    on conflict (workflow_id, key) do update
+      set request_hash = excluded.request_hash, execution_id = excluded.execution_id, created_at = excluded.created_at
+      where k.created_at <= v_now - interval '24 hours';
+    if not found then
+      select * into v_existing from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key;
+      return workflows_private.idempotent_replay(v_existing, p_request_hash);
+    end if;
+  end if;
+
+  -- 6. and 7. Usage and rate limit, and the base charge, in one update of the account's meter.
+  v_spend := workflows_private.spend(v_account, v_bucket, true, 0, v_now);
+  if v_bucket is not null then
+    v_rate := workflows_private.rate_limit_state(v_spend.meter, v_bucket, v_now);
+  end if;
+  v_usage := workflows_private.usage_state(v_spend.meter);
+  if v_spend.refusal is not null then
+    if p_idempotency_key is not null then
+      delete from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.execution_id = v_execution_id;
+    end if;
+    if v_spend.refusal = 'usage' then
+      return workflows_private.refusal(402, 'USAGE_LIMIT_EXCEEDED',
+        format('The usage limit of this workspace''s billing account ($%s this period) is reached; runs resume when the period ends or the limit rises',
+          v_usage ->> 'limit'),
+        jsonb_build_object('usage', v_usage, 'rateLimit', v_rate));
+    end if;
+    return workflows_private.refusal(429, 'RATE_LIMIT_EXCEEDED',
+      format('Rate limit exceeded: %s %s runs a minute; retry in %s s', v_rate ->> 'limit', v_bucket, v_rate ->> 'retryAfter'),
+      jsonb_build_object('retryAfter', (v_rate ->> 'retryAfter')::integer, 'rateLimit', v_rate, 'usage', v_usage));
+  end if;
+
+  -- The run and its base charge, in one statement.
+  if p_mode = 'async' then
+    select * into v_message_id from pgmq.send('workflow_runs', jsonb_build_object('executionId', v_execution_id));
+  end if;
+  with run as (
+    insert into public.workflow_executions (
+      id, workspace_id, workflow_id, billing_account_id, deployment_id, deployment_version, snapshot_id, trigger, mode, status,
+      api_key_id, triggered_by, input, created_at, started_at, lease_expires_at, attempt, queue_message_id, cost_total
+    ) values (
+      v_execution_id, v_workspace, p_workflow_id, v_account, (v_deployment ->> 'id')::uuid, (v_deployment ->> 'version')::integer,
+      v_snapshot.id, p_trigger::public.workflow_trigger, p_mode::public.workflow_run_mode,
+      case p_mode when 'sync' then 'running'::public.workflow_run_status else 'queued'::public.workflow_run_status end,
+      v_key.id, coalesce(v_key.user_id, p_user_id), case when p_mode = 'async' then p_input end, v_now,
+      case when p_mode = 'sync' then v_now end,
+      -- A queued run must start within 24 hours; a running one is alive until its lease ends.
+      v_now + case when p_mode = 'sync' then make_interval(secs => p_lease_seconds) else interval '24 hours' end,
+      case when p_mode = 'sync' then 1 else 0 end, v_message_id, (v_spend.meter).execution_charge
+    )
+    returning *
+  ),
+  charge as (
+    insert into public.usage_ledger (execution_id, kind, billing_account_id, period_id, workspace_id, workflow_id, amount, created_at)
+    select run.id, 'execution', run.billing_account_id, (v_spend.meter).period_id, run.workspace_id, run.workflow_id, run.cost_total, v_now
+    from run
+  )
+  select * into v_run from run;
+  if (v_spend.meter).bills_overage then
+    perform workflows_private.bill_threshold_if_due(v_spend.meter, v_now);
+  end if;
+
+  if p_mode = 'async' then
+    return jsonb_build_object('status', 202, 'outcome', 'admitted', 'executionId', v_execution_id, 'runStatus', 'queued',
+      'trigger', p_trigger, 'mode', p_mode, 'createdAt', v_now,
+      'workflow', jsonb_build_object('id', p_workflow_id, 'name', v_workflow_name, 'workspaceId', v_workspace),
+      'rateLimit', v_rate, 'usage', v_usage);
+  end if;
+  return jsonb_build_object('status', 200, 'outcome', 'admitted', 'createdAt', v_now, 'rateLimit', v_rate, 'usage', v_usage)
+    || workflows_private.run_payload(v_run, v_workflow_name, v_deployment,
+      case when v_snapshot.id is not null then jsonb_build_object('id', v_snapshot.id, 'state', v_snapshot.state) end,
+      workflows_private.environment_payload(v_workspace, v_environment_version, p_environment_version));
+end;
+$$;
+comment on function public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer) is 'Admits a workflow run in one call: authentication, access, idempotency, deployment, usage and rate limits, the run record and everything it needs. Service role only; refusals are returned, not raised.';
+
+-- Finish -----------------------------------------------------------------------------------------
+
+/**
+ * Records how a run ended, in one call: `p_status` completed, failed (a timeout is failed with
+ * error code RUN_TIMEOUT) or cancelled; output, error ({message, code, failedBlock}), trace spans,
+ * files, the executor's duration, and what the endpoint answered (`p_response`, replayed for a
+ * repeated Idempotency-Key). Prices `p_model_usage` ([{model, promptTokens, completionTokens,
+ * ownKey?}]), charges it to the account's open period (never refused: the work is done) and bills
+ * a threshold invoice when one is due. Idempotent: finishing a finished (or swept, or cancelled
+ * while queued) run changes nothing and answers `already_finished` with the recorded cost. Unknown
+ * execution ids and malformed arguments raise (P0002, 22023).
+ */
+create function public.finish_workflow_run(
+  p_execution_id uuid,
+  p_status text,
+  p_output jsonb default null,
+  p_error jsonb default null,
+  p_trace_spans jsonb default null,
+  p_files jsonb default null,
+  p_model_usage jsonb default null,
+  p_duration_ms integer default null,
+  p_response jsonb default null
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_run public.workflow_executions;
+  v_models jsonb;
+  v_model_cost numeric := 0;
+  v_level text;
+  v_cost jsonb;
+  v_message_id bigint;
+  v_account uuid;
+  v_usage jsonb;
+  v_spend workflows_private.spend_outcome;
+begin
+  if p_status is null or p_status not in ('completed', 'failed', 'cancelled') then
+    raise exception 'finish_workflow_run: status must be completed, failed or cancelled, not %', coalesce(p_status, 'null') using errcode = '22023';
+  end if;
+  if p_error is not null and (jsonb_typeof(p_error) <> 'object' or jsonb_typeof(p_error -> 'message') is distinct from 'string') then
+    raise exception 'finish_workflow_run: error must be {message, code?, failedBlock?}' using errcode = '22023';
+  end if;
+  if p_duration_ms < 0 then
+    raise exception 'finish_workflow_run: duration cannot be negative' using errcode = '22023';
+  end if;
+  if p_model_usage is not null and p_model_usage <> '[]'::jsonb then
+    v_models := workflows_private.price_model_usage(p_model_usage, v_now);
+    v_model_cost := (v_models ->> 'total')::numeric;
+  end if;
+
+  -- Only a run in flight changes: a second finish (or one after the sweeper or a cancellation
+  -- closed the run) finds nothing to update. The account's usage is read in the same statement.
+  update public.workflow_executions e set
+    status = p_status::public.workflow_run_status,
+    level = case when p_status = 'failed' then 'error'::public.workflow_log_level else 'info'::public.workflow_log_level end,
+    started_at = coalesce(e.started_at, v_now),
+    ended_at = v_now,
+    duration_ms = coalesce(p_duration_ms, greatest(0, (extract(epoch from v_now - coalesce(e.started_at, v_now)) * 1000)::integer)),
+    cost_total = e.cost_total + v_model_cost,
+    cost = workflows_private.run_cost(e.cost_total, v_models),
+    output = p_output,
+    error_code = p_error ->> 'code',
+    error_message = p_error ->> 'message',
+    failed_block = p_error -> 'failedBlock',
+    trace_spans = p_trace_spans,
+    files = p_files,
+    response = p_response,
+    lease_expires_at = null
+  where e.id = p_execution_id and e.status in ('queued', 'running')
+  returning e.level, e.cost, e.queue_message_id, e.billing_account_id,
+    (select workflows_private.usage_state(m) from workflows_private.account_meters m where m.billing_account_id = e.billing_account_id)
+  into v_level, v_cost, v_message_id, v_account, v_usage;
+  if not found then
+    select * into v_run from public.workflow_executions e where e.id = p_execution_id;
+    if not found then
+      raise exception 'finish_workflow_run: no execution %', p_execution_id using errcode = 'P0002';
+    end if;
+    return jsonb_build_object('outcome', 'already_finished', 'executionId', v_run.id, 'runStatus', v_run.status,
+      'level', v_run.level, 'cost', v_run.cost);
+  end if;
+  if v_message_id is not null then
+    perform pgmq.delete('workflow_runs', v_message_id);
+  end if;
+
+  if v_model_cost > 0 then
+    v_spend := workflows_private.spend(v_account, null, false, v_model_cost, v_now);
+    insert into public.usage_ledger (execution_id, kind, billing_account_id, period_id, workspace_id, workflow_id, amount, created_at)
+    select e.id, 'models', e.billing_account_id, (v_spend.meter).period_id, e.workspace_id, e.workflow_id, v_model_cost, v_now
+    from public.workflow_executions e where e.id = p_execution_id;
+    if (v_spend.meter).bills_overage then
+      perform workflows_private.bill_threshold_if_due(v_spend.meter, v_now);
+    end if;
+    v_usage := workflows_private.usage_state(v_spend.meter);
+  end if;
+
+  return jsonb_build_object('outcome', 'finished', 'executionId', p_execution_id, 'runStatus', p_status,
+    'level', v_level, 'cost', v_cost, 'usage', v_usage);
+end;
+$$;
+comment on function public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb) is 'Records the end of a run, prices and charges its model usage, bills a due threshold; idempotent. Service role only.';
+
+-- The async worker -------------------------------------------------------------------------------
+
+/**
+ * A worker takes up to `p_batch_size` queued runs (pgmq.read on workflow_runs, hidden for
+ * `p_lease_seconds`). Each comes back with the same run payload as admit (plus its input), status
+ * running, attempt incremented and a lease of `p_lease_seconds`. A run whose worker died comes back
+ * the same way once its lease and message expire: the same execution id, the next attempt. Messages
+ * of runs that ended meanwhile are dropped; a run out of attempts is failed (WORKER_LOST), one whose
+ * cancellation was requested is cancelled; a run another worker still holds is hidden until its
+ * lease ends. Returns {runs: [...]} (possibly empty).
+ */
+create function public.claim_workflow_runs(
+  p_batch_size integer default 1,
+  p_lease_seconds integer default 120,
+  p_cached_deployment_ids uuid[] default null,
+  p_environment_versions jsonb default null
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_message record;
+  v_run public.workflow_executions;
+  v_runs jsonb := '[]'::jsonb;
+  v_name text;
+  v_deployment jsonb;
+  v_snapshot jsonb;
+  v_environment_version bigint;
+begin
+  if p_batch_size is null or p_batch_size not between 1 and 100 or p_lease_seconds is null or p_lease_seconds not between 1 and 43200 then
+    raise exception 'claim_workflow_runs: batch size 1 to 100, lease 1 to 43200 s' using errcode = '22023';
+  end if;
+  for v_message in select * from pgmq.read('workflow_runs', p_lease_seconds, p_batch_size)
+  loop
+    select * into v_run from public.workflow_executions e where e.id = (v_message.message ->> 'executionId')::uuid for update;
+    if not found or v_run.status in ('completed', 'failed', 'cancelled') then
+      perform pgmq.delete('workflow_runs', v_message.msg_id);
+      continue;
+    end if;
+    if v_run.status = 'running' and v_run.lease_expires_at > v_now then
+      perform pgmq.set_vt('workflow_runs', v_message.msg_id, ceil(extract(epoch from v_run.lease_expires_at - v_now))::integer);
+      continue;
+    end if;
+    if v_run.cancel_requested_at is not null then
+      perform workflows_private.close_run(v_run.id, 'cancelled', null, null, v_now);
+      continue;
+    end if;
+    if v_run.attempt >= v_run.max_attempts then
+      perform workflows_private.close_run(v_run.id, 'failed', 'WORKER_LOST',
+        format('The run was started %s times and its worker stopped each time; it was given up', v_run.attempt), v_now);
+      continue;
+    end if;
+    update public.workflow_executions e set
+      status = 'running', attempt = e.attempt + 1, started_at = coalesce(e.started_at, v_now),
+      lease_expires_at = v_now + make_interval(secs => p_lease_seconds), queue_message_id = v_message.msg_id
+    where e.id = v_run.id
+    returning * into v_run;
+    select w.name,
+      case when d.id is not null then jsonb_build_object('id', d.id, 'version', d.version)
+        || case when d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end end,
+      case when s.id is not null then jsonb_build_object('id', s.id, 'state', s.state) end,
+      coalesce(ev.version, 0)
+    into v_name, v_deployment, v_snapshot, v_environment_version
+    from public.workflows w
+    left join public.workflow_deployments d on d.id = v_run.deployment_id
+    left join public.workflow_execution_snapshots s on s.id = v_run.snapshot_id
+    left join workflows_private.environment_versions ev on ev.workspace_id = v_run.workspace_id
+    where w.id = v_run.workflow_id;
+    v_runs := v_runs || jsonb_build_array(workflows_private.run_payload(v_run, v_name, v_deployment, v_snapshot,
+      workflows_private.environment_payload(v_run.workspace_id, v_environment_version, (p_environment_versions ->> v_run.workspace_id::text)::bigint)));
+  end loop;
+  return jsonb_build_object('runs', v_runs);
+end;
+$$;
+comment on function public.claim_workflow_runs(integer, integer, uuid[], jsonb) is 'The async worker takes queued runs (or runs whose worker died) with everything they need. Service role only.';
+
+/**
+ * Keeps a long run alive: moves its lease (and its queue message's visibility) `p_lease_seconds`
+ * ahead. Answers {alive, runStatus, attempt, leaseExpiresAt, cancelRequested}: `alive` false when the
+ * run has ended or, with `p_attempt`, when another attempt has taken it over (this worker should
+ * stop); `cancelRequested` when cancel_workflow_run asked this run to stop.
+ */
+create function public.heartbeat_workflow_run(p_execution_id uuid, p_attempt integer default null, p_lease_seconds integer default 120)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_run public.workflow_executions;
+begin
+  if p_lease_seconds is null or p_lease_seconds not between 1 and 43200 then
+    raise exception 'heartbeat_workflow_run: lease 1 to 43200 s' using errcode = '22023';
+  end if;
+  select * into v_run from public.workflow_executions e where e.id = p_execution_id for update;
+  if not found then
+    raise exception 'heartbeat_workflow_run: no execution %', p_execution_id using errcode = 'P0002';
+  end if;
+  if v_run.status = 'running' and (p_attempt is null or p_attempt = v_run.attempt) then
+    update public.workflow_executions e set lease_expires_at = v_now + make_interval(secs => p_lease_seconds)
+    where e.id = p_execution_id returning * into v_run;
+    if v_run.queue_message_id is not null then
+      perform pgmq.set_vt('workflow_runs', v_run.queue_message_id, p_lease_seconds);
+    end if;
+    return jsonb_build_object('alive', true, 'runStatus', v_run.status, 'attempt', v_run.attempt,
+      'leaseExpiresAt', v_run.lease_expires_at, 'cancelRequested', v_run.cancel_requested_at is not null);
+  end if;
+  return jsonb_build_object('alive', false, 'runStatus', v_run.status, 'attempt', v_run.attempt,
+    'leaseExpiresAt', v_run.lease_expires_at, 'cancelRequested', v_run.cancel_requested_at is not null);
+end;
+$$;
+comment on function public.heartbeat_workflow_run(uuid, integer, integer) is 'Extends a running run''s lease; tells its worker whether to go on and whether cancellation was requested. Service role only.';
+
+/**
+ * Cancels a run: a queued one at once (status cancelled, its queue message dropped; its base charge
+ * stays, it was admitted), a running one by request: its worker sees `cancelRequested` on its next
+ * heartbeat and finishes it as cancelled (or the sweeper does, if the worker is gone). An ended run
+ * is left as it is. With `p_api_key` or `p_user_id` the caller must be allowed to run the
+ * workflow (401/403/404 as for admit); without, the edge function vouches. Answers {status, body:
+ * {executionId, status, cancelRequested}} or a refusal.
+ */
+create function public.cancel_workflow_run(p_execution_id uuid, p_api_key text default null, p_user_id uuid default null)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_key public.api_keys;
+  v_run public.workflow_executions;
+  v_access text;
+begin
+  if p_api_key is not null then
+    v_key := workflows_private.authenticate_api_key(p_api_key);
+    if v_key.id is null then
+      return workflows_private.api_key_refusal(p_api_key);
+    end if;
+  end if;
+  select * into v_run from public.workflow_executions e where e.id = p_execution_id for update;
+  if found and (v_key.id is not null or p_user_id is not null) then
+    v_access := workflows_private.principal_access(v_key, p_user_id, v_run.workspace_id, 'editor');
+  end if;
+  if v_run.id is null or v_access = 'not_found' then
+    return workflows_private.refusal(404, 'NOT_FOUND', format('Execution %s not found', p_execution_id));
+  end if;
+  if v_access = 'forbidden' then
+    return workflows_private.refusal(403, 'FORBIDDEN', 'Only a workspace editor or above may cancel runs');
+  end if;
+  if v_run.status = 'queued' then
+    perform workflows_private.close_run(v_run.id, 'cancelled', null, null, v_now);
+  elsif v_run.status = 'running' and v_run.cancel_requested_at is null then
+    update public.workflow_executions e set cancel_requested_at = v_now where e.id = v_run.id;
+  end if;
+  select * into v_run from public.workflow_executions e where e.id = p_execution_id;
+  return jsonb_build_object('status', 200, 'body', jsonb_build_object('executionId', v_run.id, 'status', v_run.status,
+    'cancelRequested', v_run.cancel_requested_at is not null));
+end;
+$$;
+comment on function public.cancel_workflow_run(uuid, text, uuid) is 'Cancels a queued run at once, asks a running one to stop. Service role only.';
+
+-- The sweeper ------------------------------------------------------------------------------------
+
+/**
+ * Closes runs whose worker is gone, so no record stays `running` (or `queued`) for ever:
+ * - a sync run past its lease (its edge function died mid-run): failed, WORKER_LOST;
+ * - an async run past its lease when it has no attempt left, or when no worker took it again within
+ *   15 minutes (the queue redelivers it as soon as its message is visible): failed, WORKER_LOST;
+ * - a run still queued 24 hours after admission: failed, NOT_STARTED;
+ * - a running run whose cancellation was requested and whose lease ended: cancelled.
+ * Runs locked by a lifecycle call are left for the next sweep. Returns how many runs it closed.
+ * pg_cron runs it every minute; `p_now` lets tests move the clock.
+ */
+create function workflows_private.sweep_workflow_runs(p_now timestamptz default now())
+returns integer
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_run public.workflow_executions;
+  v_closed integer := 0;
+begin
+  for v_run in
+    select * from public.workflow_executions e
+    where e.status in ('queued', 'running') and e.lease_expires_at < p_now
+    order by e.lease_expires_at
+    for update skip locked
+  loop
+    if v_run.status = 'queued' then
+      perform workflows_private.close_run(v_run.id, 'failed', 'NOT_STARTED', 'No worker started the run within 24 hours of its admission', p_now);
+    elsif v_run.cancel_requested_at is not null then
+      perform workflows_private.close_run(v_run.id, 'cancelled', null, null, p_now);
+    elsif v_run.mode = 'sync' or v_run.attempt >= v_run.max_attempts or v_run.lease_expires_at < p_now - interval '15 minutes' then
+      perform workflows_private.close_run(v_run.id, 'failed', 'WORKER_LOST', 'The worker running this run stopped before finishing it', p_now);
+    else
+      continue;
+    end if;
+    v_closed := v_closed + 1;
+  end loop;
+  return v_closed;
+end;
+$$;
+comment on function workflows_private.sweep_workflow_runs(timestamptz) is 'Fails (or cancels) in-flight runs whose worker is gone; pg_cron runs it every minute.';
+
+select cron.schedule('workflows-sweep-runs', '* * * * *', $$select workflows_private.sweep_workflow_runs()$$);
+
+-- Access -----------------------------------------------------------------------------------------
+
+revoke execute on function
+  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer),
+  public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb),
+  public.claim_workflow_runs(integer, integer, uuid[], jsonb),
+  public.heartbeat_workflow_run(uuid, integer, integer),
+  public.cancel_workflow_run(uuid, text, uuid),
+  workflows_private.refusal(integer, text, text, jsonb),
+  workflows_private.api_key_refusal(text),
+  workflows_private.run_cost(numeric, jsonb),
+  workflows_private.close_run(uuid, text, text, text, timestamptz),
+  workflows_private.state_without_layout(jsonb),
+  workflows_private.draft_snapshot(uuid),
+  workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb),
+  workflows_private.idempotent_replay(workflows_private.idempotency_keys, text),
+  workflows_private.bill_threshold_if_due(workflows_private.account_meters, timestamptz),
+  workflows_private.sweep_workflow_runs(timestamptz)
+  from public, anon, authenticated, service_role;
+grant execute on function
+  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer),
+  public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb),
+  public.claim_workflow_runs(integer, integer, uuid[], jsonb),
+  public.heartbeat_workflow_run(uuid, integer, integer),
+  public.cancel_workflow_run(uuid, text, uuid)
+  to service_role;
