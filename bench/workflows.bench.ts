@@ -3,10 +3,10 @@
  * 40-block chain and a 20-branch parallel, each end to end. scripts/bench.ts calls `run()`.
  * Sim publishes no such figures (reference §11); these are reproducible ones.
  */
-import { executeWorkflow } from "../supabase/functions/_shared/workflows/executor.ts";
-import { compileWorkflow } from "../supabase/functions/_shared/workflows/graph.ts";
-import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state-builder.ts";
-import type { WorkflowState } from "../supabase/functions/_shared/workflows/state-schema.ts";
+import { executeWorkflow } from "../supabase/functions/_shared/workflows/engine/execute.ts";
+import { compileWorkflow } from "../supabase/functions/_shared/workflows/engine/graph.ts";
+import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
+import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 
 /** The per-block overhead the issue allows, in microseconds. */
 const OVERHEAD_BUDGET_US = 50;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state-builder.ts";
+import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { anonClient } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";

@@ -1,8 +1,8 @@
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/errors.ts";
-import { catalogueRows, catalogueSql, stateJsonSchema } from "../../supabase/functions/_shared/workflows/json-schemas.ts";
-import { validateWorkflowState, type ValidationMode } from "../../supabase/functions/_shared/workflows/validation.ts";
+import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/engine/errors.ts";
+import { catalogueRows, catalogueSql, stateJsonSchema } from "../../supabase/functions/_shared/workflows/state/json-schemas.ts";
+import { validateWorkflowState, type ValidationMode } from "../../supabase/functions/_shared/workflows/state/validate.ts";
 import { env } from "../helpers/env.ts";
 import { loadExamples } from "./examples.ts";
 import { corpus } from "./validation-corpus.ts";

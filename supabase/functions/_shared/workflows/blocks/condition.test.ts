@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileValue } from "../resolver.ts";
+import { compileValue } from "../engine/resolver.ts";
 import { conditionHandler } from "./condition.ts";
 import { testRun } from "./test-run.ts";
 

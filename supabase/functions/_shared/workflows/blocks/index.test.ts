@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BLOCK_TYPES } from "../block-configs.ts";
+import { BLOCK_TYPES } from "../state/catalogue.ts";
 import { BLOCK_HANDLERS } from "./index.ts";
 
 describe("the handler registry", () => {

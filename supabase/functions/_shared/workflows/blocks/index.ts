@@ -2,13 +2,13 @@
  * The handler of every executable block type. Loops and parallels are containers the executor
  * runs itself, so they have no handler.
  */
-import type { BlockType } from "../block-configs.ts";
+import type { BlockType } from "../state/catalogue.ts";
 import { conditionHandler } from "./condition.ts";
 import { functionHandler } from "./function.ts";
 import { responseHandler } from "./response.ts";
 import { routerHandler } from "./router.ts";
 import { apiTriggerHandler, scheduleTriggerHandler, webhookTriggerHandler } from "./triggers.ts";
-import type { BlockHandler } from "./types.ts";
+import type { BlockHandler } from "./block-handler.ts";
 import { variablesHandler } from "./variables.ts";
 import { waitHandler } from "./wait.ts";
 

@@ -3,10 +3,10 @@
  * execute endpoint, the response itself (status, headers, body). Blocks still running in other
  * branches are cancelled; nothing may follow a Response (validation refuses outgoing edges).
  */
-import type { BlockOutput } from "../context.ts";
-import { WorkflowError } from "../errors.ts";
-import { stringifyForText } from "../resolver.ts";
-import { asRecord, DEFAULT_BLOCK_TIMEOUT_MS, preview, type BlockHandler } from "./types.ts";
+import type { BlockOutput } from "../engine/context.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { stringifyForText } from "../engine/resolver.ts";
+import { asRecord, DEFAULT_BLOCK_TIMEOUT_MS, preview, type BlockHandler } from "./block-handler.ts";
 
 interface ResponseInput {
   status?: unknown;

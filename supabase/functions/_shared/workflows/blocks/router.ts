@@ -4,11 +4,11 @@
  * default fails the block with NO_ROUTE, so an `error` edge can take over. `matches` runs the
  * user's regular expression in the sandbox, so a catastrophic pattern cannot stall the server.
  */
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../sandbox.ts";
-import { ROUTER_HANDLE_PREFIX } from "../state-schema.ts";
-import type { ExecutorServices } from "../context.ts";
-import { WorkflowError } from "../errors.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, preview, type BlockHandler } from "./types.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../engine/sandbox.ts";
+import { ROUTER_HANDLE_PREFIX } from "../state/state-schema.ts";
+import type { ExecutorServices } from "../engine/context.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, preview, type BlockHandler } from "./block-handler.ts";
 
 interface Route {
   id: string;

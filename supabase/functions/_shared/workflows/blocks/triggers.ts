@@ -2,11 +2,11 @@
  * Trigger blocks. Only the trigger a run starts from executes; its output is the run's input as
  * later blocks read it (`<api.fieldName>`, `<api.input>`, `<webhook1.path.to.field>`, ...).
  */
-import type { InputField } from "../block-configs.ts";
-import type { BlockOutput } from "../context.ts";
-import { WorkflowError } from "../errors.ts";
-import { applyInputFormat, valueColumn } from "../input-format.ts";
-import { asRecord, DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler, type BlockRun } from "./types.ts";
+import type { InputField } from "../state/catalogue.ts";
+import type { BlockOutput } from "../engine/context.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { applyInputFormat, valueColumn } from "./input-format.ts";
+import { asRecord, DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler, type BlockRun } from "./block-handler.ts";
 
 interface InputFormatInput {
   inputFormat?: InputField[];

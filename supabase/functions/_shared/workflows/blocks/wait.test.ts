@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Clock } from "../context.ts";
+import type { Clock } from "../engine/context.ts";
 import { testRun } from "./test-run.ts";
 import { waitHandler, waitMs } from "./wait.ts";
 

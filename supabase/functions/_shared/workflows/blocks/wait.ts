@@ -3,9 +3,9 @@
  * Longer pauses belong to a schedule; asking for more fails with LIMIT_EXCEEDED rather than
  * quietly waiting less.
  */
-import { MAX_WAIT_MS } from "../block-configs.ts";
-import { WorkflowError } from "../errors.ts";
-import { preview, type BlockHandler } from "./types.ts";
+import { MAX_WAIT_MS } from "../state/catalogue.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { preview, type BlockHandler } from "./block-handler.ts";
 
 interface WaitInput {
   amount: unknown;

@@ -3,8 +3,8 @@
  * on success; a failed run 500 (`EXECUTION_FAILED`, naming the failed block), a timed-out one 408,
  * and a run that failed on its own input 400. Request errors use `{error, code}` throughout.
  */
-import type { ExecutionResult } from "./context.ts";
-import type { ValidationIssue, WorkflowErrorCode } from "./errors.ts";
+import type { ExecutionResult } from "../engine/context.ts";
+import type { ValidationIssue, WorkflowErrorCode } from "../engine/errors.ts";
 
 /** Codes of request errors (not run failures). */
 export type RequestErrorCode = "INVALID_BODY" | "INVALID_WORKFLOW" | "INVALID_INPUT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL";

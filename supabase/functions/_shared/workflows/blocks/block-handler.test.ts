@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asRecord, preview } from "./types.ts";
+import { asRecord, preview } from "./block-handler.ts";
 
 describe("handler helpers", () => {
   it("treat only plain objects as records", () => {

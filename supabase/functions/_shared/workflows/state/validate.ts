@@ -7,11 +7,11 @@
  * for the same state (test/workflows/validation-parity.test.ts holds them together).
  */
 import type { z } from "zod";
-import { BLOCK_TYPES, isBlockType, OPERANDLESS_OPERATORS, type BlockType } from "./block-configs.ts";
-import type { IssueCode, ValidationIssue } from "./errors.ts";
-import { ValidationError } from "./errors.ts";
+import { BLOCK_TYPES, isBlockType, OPERANDLESS_OPERATORS, type BlockType } from "./catalogue.ts";
+import type { IssueCode, ValidationIssue } from "../engine/errors.ts";
+import { ValidationError } from "../engine/errors.ts";
 import { NORMALIZED_NAME_PATTERN, normalizeBlockName, RESERVED_NAMES } from "./names.ts";
-import { collectTokens, getPath, type Token } from "./references.ts";
+import { collectTokens, getPath, type Token } from "../engine/references.ts";
 import {
   CONDITION_HANDLE_PREFIX,
   ERROR_HANDLE,

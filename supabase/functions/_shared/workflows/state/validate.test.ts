@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { IssueCode, ValidationIssue } from "./errors.ts";
-import { ValidationError } from "./errors.ts";
+import type { IssueCode, ValidationIssue } from "../engine/errors.ts";
+import { ValidationError } from "../engine/errors.ts";
 import { WorkflowBuilder } from "./state-builder.ts";
 import type { WorkflowState } from "./state-schema.ts";
-import { parseWorkflowState, validateWorkflowState } from "./validation.ts";
+import { parseWorkflowState, validateWorkflowState } from "./validate.ts";
 
 /** A valid state touching every rule: triggers, a condition, a loop holding a parallel, references. */
 function valid(): WorkflowState {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runDraft, type DraftAccess, type WorkflowStore } from "./manual-run.ts";
-import { RequestError } from "./run-response.ts";
-import { WorkflowBuilder } from "./state-builder.ts";
+import { RequestError } from "../api/run-response.ts";
+import { WorkflowBuilder } from "../state/state-builder.ts";
 
 const WORKFLOW_ID = "5f0c6d0e-1111-4222-8333-944455556666";
 const state = new WorkflowBuilder()

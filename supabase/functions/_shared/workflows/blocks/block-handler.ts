@@ -3,8 +3,8 @@
  * resolved (references and environment variables filled in; code fields as ResolvedCode), does its
  * one job and returns an output object, or throws a WorkflowError.
  */
-import type { BlockOutput, ExecutorServices, TriggerRequest } from "../context.ts";
-import type { BlockIdentity } from "../errors.ts";
+import type { BlockOutput, ExecutorServices, TriggerRequest } from "../engine/context.ts";
+import type { BlockIdentity } from "../engine/errors.ts";
 
 /** What a handler can see and use during one execution of its block. */
 export interface BlockRun<Input> {

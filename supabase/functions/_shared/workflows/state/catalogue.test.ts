@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BLOCK_TYPES, isBlockType, TRIGGER_KINDS } from "./block-configs.ts";
+import { BLOCK_TYPES, isBlockType, TRIGGER_KINDS } from "./catalogue.ts";
 
 describe("the block catalogue", () => {
   it("knows every block type and its category", () => {

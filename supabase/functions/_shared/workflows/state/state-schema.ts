@@ -4,7 +4,7 @@
  * envelope leaves `config` open; each block type's config is checked against block-configs.ts.
  */
 import { z } from "zod";
-import { MAX_ITERATIONS } from "./block-configs.ts";
+import { MAX_ITERATIONS } from "./catalogue.ts";
 
 /** Edge handle for the error port: followed only when its source block fails. */
 export const ERROR_HANDLE = "error";

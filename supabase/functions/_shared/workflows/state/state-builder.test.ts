@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "./state-builder.ts";
-import { validateWorkflowState } from "./validation.ts";
+import { validateWorkflowState } from "./validate.ts";
 
 describe("WorkflowBuilder", () => {
   it("writes the state format the editor saves", () => {

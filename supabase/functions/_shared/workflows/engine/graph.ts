@@ -3,10 +3,10 @@
  * loop or parallel body) of nodes with numbered, in-scope edges, and every config value turned
  * into a resolver. Compiling once per state keeps each run to lookups and counters.
  */
-import { BLOCK_TYPES, type BlockType } from "./block-configs.ts";
-import { BLOCK_HANDLERS, type HandledBlockType } from "./blocks/index.ts";
+import { BLOCK_TYPES, type BlockType } from "../state/catalogue.ts";
+import { BLOCK_HANDLERS, type HandledBlockType } from "../blocks/index.ts";
 import type { BlockIdentity } from "./errors.ts";
-import { normalizeBlockName } from "./names.ts";
+import { normalizeBlockName } from "../state/names.ts";
 import { compileValue, type CompiledValue } from "./resolver.ts";
 import {
   CONDITION_HANDLE_PREFIX,
@@ -16,8 +16,8 @@ import {
   ROUTER_HANDLE_PREFIX,
   type WorkflowBlock,
   type WorkflowState,
-} from "./state-schema.ts";
-import { parseWorkflowState } from "./validation.ts";
+} from "../state/state-schema.ts";
+import { parseWorkflowState } from "../state/validate.ts";
 
 /** When an edge is followed, given its source's outcome. */
 export type EdgeRule = { on: "success" } | { on: "error" } | { on: "condition"; id: string } | { on: "router"; id: string };

@@ -4,10 +4,10 @@
  * cannot be coerced is refused with INVALID_INPUT naming the field, never passed on silently.
  */
 import { z } from "zod";
-import type { InputField } from "./block-configs.ts";
-import type { FileEntry, FileStore, UserFile } from "./context.ts";
-import { WorkflowError } from "./errors.ts";
-import { asRecord, preview } from "./blocks/types.ts";
+import type { InputField } from "../state/catalogue.ts";
+import type { FileEntry, FileStore, UserFile } from "../engine/context.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { asRecord, preview } from "./block-handler.ts";
 
 /** Largest inline file, decoded (spec, "Limits"). */
 export const MAX_INLINE_FILE_BYTES = 20 * 1024 * 1024;

@@ -14,9 +14,9 @@
  * loop, one after the other) or per branch (a parallel, up to 20 at once), each in a fresh frame
  * holding that iteration's outputs. Results come back as arrays, one entry per iteration.
  */
-import { MAX_CONCURRENT_BRANCHES, MAX_ITERATIONS } from "./block-configs.ts";
-import { BLOCK_HANDLERS, type HandledBlockType } from "./blocks/index.ts";
-import { asRecord, preview, type BlockHandler, type BlockRun } from "./blocks/types.ts";
+import { MAX_CONCURRENT_BRANCHES, MAX_ITERATIONS } from "../state/catalogue.ts";
+import { BLOCK_HANDLERS, type HandledBlockType } from "../blocks/index.ts";
+import { asRecord, preview, type BlockHandler, type BlockRun } from "../blocks/block-handler.ts";
 import type {
   BlockOutput,
   Clock,
@@ -31,11 +31,11 @@ import type {
 import { Cancellation } from "./cancellation.ts";
 import { BlockError, WorkflowError, messageOf, type BlockIdentity } from "./errors.ts";
 import { compileWorkflow, isTrigger, rootPlan, type CompiledEdge, type CompiledNode, type CompiledScope, type CompiledWorkflow, type ScopePlan } from "./graph.ts";
-import { memoryFileStore } from "./input-format.ts";
+import { memoryFileStore } from "../blocks/input-format.ts";
 import { formatPath, getPath, type EnvToken, type ReferenceToken } from "./references.ts";
 import type { TokenSource } from "./resolver.ts";
 import { quickjsSandbox } from "./sandbox.ts";
-import { describeBlock } from "./validation.ts";
+import { describeBlock } from "../state/validate.ts";
 
 /** How long a run may take unless the caller says otherwise (Sim's free-plan sync limit). */
 export const DEFAULT_RUN_TIMEOUT_MS = 300_000;

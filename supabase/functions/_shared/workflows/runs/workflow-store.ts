@@ -4,9 +4,9 @@
  * environment, which no client may read, is fetched with the service role.
  */
 import { z } from "zod";
-import { createCallerClient, createServiceRoleClient } from "../supabase-clients.ts";
+import { createCallerClient, createServiceRoleClient } from "../../supabase-clients.ts";
 import type { WorkflowStore } from "./manual-run.ts";
-import { RequestError } from "./run-response.ts";
+import { RequestError } from "../api/run-response.ts";
 
 const draftRow = z.object({ id: z.string(), workspace_id: z.string(), name: z.string(), state: z.unknown() });
 const environment = z.record(z.string(), z.string());

@@ -4,10 +4,10 @@
  * be an editor of the workflow's workspace; a workflow they cannot see is "not found".
  */
 import { z } from "zod";
-import { ValidationError, WorkflowError } from "./errors.ts";
-import { DEFAULT_RUN_TIMEOUT_MS, executeWorkflow, type ExecuteOptions } from "./executor.ts";
-import { RequestError, runResponse } from "./run-response.ts";
-import type { ExecutionResult } from "./context.ts";
+import { ValidationError, WorkflowError } from "../engine/errors.ts";
+import { DEFAULT_RUN_TIMEOUT_MS, executeWorkflow, type ExecuteOptions } from "../engine/execute.ts";
+import { RequestError, runResponse } from "../api/run-response.ts";
+import type { ExecutionResult } from "../engine/context.ts";
 
 /** A draft as its caller may see it, with the caller's role in its workspace. */
 export interface DraftAccess {

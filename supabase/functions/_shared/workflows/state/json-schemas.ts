@@ -7,7 +7,7 @@
  * statements for the migration that brings them up to date.
  */
 import { z } from "zod";
-import { BLOCK_TYPES, type BlockCategory } from "./block-configs.ts";
+import { BLOCK_TYPES, type BlockCategory } from "./catalogue.ts";
 import { workflowStateSchema } from "./state-schema.ts";
 
 /** A JSON Schema document (the draft-07 subset listed in SUPPORTED_KEYWORDS). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { InputField } from "./block-configs.ts";
-import { WorkflowError } from "./errors.ts";
+import type { InputField } from "../state/catalogue.ts";
+import { WorkflowError } from "../engine/errors.ts";
 import { applyInputFormat, checkFileEntry, MAX_INLINE_FILE_BYTES, memoryFileStore, valueColumn } from "./input-format.ts";
 
 const files = memoryFileStore(() => "id1", () => Date.parse("2026-01-01T00:00:00Z"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ExecutionResult } from "./context.ts";
+import type { ExecutionResult } from "../engine/context.ts";
 import { RequestError, runResponse } from "./run-response.ts";
 
 function result(overrides: Partial<ExecutionResult>): ExecutionResult {

@@ -6,9 +6,9 @@
  *   POST /api/workflows/{id}/run         run the draft (signed-in editors)
  *   POST /functions/v1/workflow-run/{id} the same
  */
-import { runDraft, type WorkflowStore } from "./manual-run.ts";
+import { runDraft, type WorkflowStore } from "../runs/manual-run.ts";
 import { RequestError } from "./run-response.ts";
-import { supabaseWorkflowStore } from "./workflow-store.ts";
+import { supabaseWorkflowStore } from "../runs/workflow-store.ts";
 
 const RUN_PATH = /^\/api\/workflows\/([^/]+)\/run\/?$/;
 const RUN_FUNCTION_PATH = /\/workflow-run\/([^/]+)\/?$/;

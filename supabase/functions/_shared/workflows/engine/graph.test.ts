@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "./errors.ts";
 import { compileWorkflow, planScope, rootPlan } from "./graph.ts";
-import { WorkflowBuilder } from "./state-builder.ts";
+import { WorkflowBuilder } from "../state/state-builder.ts";
 
 function sample() {
   return new WorkflowBuilder()

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { BlockHandler } from "./blocks/types.ts";
+import type { BlockHandler } from "../blocks/block-handler.ts";
 import type { TraceSpan } from "./context.ts";
 import { ValidationError, WorkflowError } from "./errors.ts";
-import { executeWorkflow, type ExecuteOptions } from "./executor.ts";
+import { executeWorkflow, type ExecuteOptions } from "./execute.ts";
 import { compileWorkflow } from "./graph.ts";
-import { WorkflowBuilder } from "./state-builder.ts";
+import { WorkflowBuilder } from "../state/state-builder.ts";
 
 /** A manual trigger plus whatever the test adds. */
 function flow(): WorkflowBuilder {
