@@ -3,8 +3,7 @@
  * 40-block chain and a 20-branch parallel, each end to end. scripts/bench.ts calls `run()`.
  * Sim publishes no such figures (reference §11); these are reproducible ones.
  */
-import { executeWorkflow } from "../supabase/functions/_shared/workflows/engine/execute.ts";
-import { compileWorkflow } from "../supabase/functions/_shared/workflows/engine/graph.ts";
+import { compileWorkflow, executeWorkflow } from "../supabase/functions/_shared/workflows/engine/execute.ts";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 

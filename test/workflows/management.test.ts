@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
-import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/engine/errors.ts";
+import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/state/issues.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 
 function greeter(code = "return 'hello ' + <api.name>;") {

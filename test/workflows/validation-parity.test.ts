@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/engine/errors.ts";
+import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/state/issues.ts";
 import { catalogueRows, catalogueSql, stateJsonSchema } from "../../supabase/functions/_shared/workflows/state/json-schemas.ts";
 import { validateWorkflowState, type ValidationMode } from "../../supabase/functions/_shared/workflows/state/validate.ts";
 import { env } from "../helpers/env.ts";

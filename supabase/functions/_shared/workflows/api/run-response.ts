@@ -4,7 +4,8 @@
  * and a run that failed on its own input 400. Request errors use `{error, code}` throughout.
  */
 import type { ExecutionResult } from "../engine/context.ts";
-import type { ValidationIssue, WorkflowErrorCode } from "../engine/errors.ts";
+import type { WorkflowErrorCode } from "../engine/errors.ts";
+import type { ValidationIssue } from "../state/issues.ts";
 
 /** Codes of request errors (not run failures). */
 export type RequestErrorCode = "INVALID_BODY" | "INVALID_WORKFLOW" | "INVALID_INPUT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL";

@@ -4,7 +4,7 @@
  */
 import { memoryFileStore } from "./input-format.ts";
 import { quickjsSandbox } from "../engine/sandbox.ts";
-import { systemClock } from "../engine/execute.ts";
+import { systemClock } from "../engine/clock.ts";
 import type { BlockIdentity } from "../engine/errors.ts";
 import type { BlockRun } from "./block-handler.ts";
 

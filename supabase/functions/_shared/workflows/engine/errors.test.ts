@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BlockError, messageOf, ValidationError, WorkflowError } from "./errors.ts";
+import { BlockError, describeBlock, messageOf, WorkflowError } from "./errors.ts";
 
 describe("workflow errors", () => {
   it("carry a stable code, and a block when they belong to one", () => {
@@ -9,15 +9,8 @@ describe("workflow errors", () => {
     expect(error).toMatchObject({ code: "BLOCK_TIMEOUT", message: "too slow", block, name: "BlockError" });
   });
 
-  it("summarise validation issues in the message and keep them all", () => {
-    const issues = [
-      { code: "cycle" as const, message: "first" },
-      { code: "self_edge" as const, message: "second" },
-      { code: "self_edge" as const, message: "third" },
-    ];
-    expect(new ValidationError(issues).message).toBe("first (and 2 more issues)");
-    expect(new ValidationError(issues.slice(0, 2)).message).toBe("first (and 1 more issue)");
-    expect(new ValidationError(issues.slice(0, 1)).issues).toHaveLength(1);
+  it("name a block the same way in every message", () => {
+    expect(describeBlock({ name: "Check age", type: "condition" })).toBe('Block "Check age" (condition)');
   });
 
   it("read a message from anything thrown", () => {

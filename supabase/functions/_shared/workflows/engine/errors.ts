@@ -1,7 +1,7 @@
 /**
  * Typed errors of the workflow service. Every failure carries a stable `code` (what clients and
  * tests branch on) and a message written for the person who built the workflow, naming the block,
- * field or reference at fault.
+ * field or reference at fault. Validation issues and their error are in state/issues.ts.
  */
 
 /** Stable error codes. */
@@ -60,58 +60,9 @@ export class BlockError extends WorkflowError {
   }
 }
 
-/** Kinds of validation issue; the SQL validator reports the same codes for the same rules. */
-export type IssueCode =
-  | "invalid_shape"
-  | "invalid_config"
-  | "unknown_block_type"
-  | "block_id_mismatch"
-  | "invalid_block_name"
-  | "duplicate_block_name"
-  | "reserved_block_name"
-  | "duplicate_edge_id"
-  | "duplicate_edge"
-  | "dangling_edge"
-  | "self_edge"
-  | "invalid_edge_handle"
-  | "trigger_has_incoming_edge"
-  | "response_has_outgoing_edge"
-  | "cycle"
-  | "multiple_api_triggers"
-  | "missing_subflow"
-  | "invalid_subflow"
-  | "subflow_member"
-  | "cross_scope_edge"
-  | "misplaced_block"
-  | "subflow_without_start"
-  | "invalid_block_config"
-  | "unknown_reference"
-  | "reference_not_upstream"
-  | "reference_into_subflow"
-  | "reference_outside_subflow"
-  | "no_trigger";
-
-/** One thing wrong with a state: which block (or edge) and which field, and why. */
-export interface ValidationIssue {
-  code: IssueCode;
-  message: string;
-  blockId?: string;
-  blockName?: string;
-  edgeId?: string;
-  /** Dotted path inside the state, e.g. `blocks.fn1.config.code` or `edges[2].target`. */
-  field?: string;
-}
-
-/** A state that failed validation; `issues` lists every problem found. */
-export class ValidationError extends WorkflowError {
-  readonly issues: ValidationIssue[];
-
-  constructor(issues: ValidationIssue[]) {
-    const first = issues[0]?.message ?? "invalid workflow state";
-    super("INVALID_WORKFLOW", issues.length > 1 ? `${first} (and ${issues.length - 1} more issue${issues.length > 2 ? "s" : ""})` : first);
-    this.name = "ValidationError";
-    this.issues = issues;
-  }
+/** `Block "Check age" (condition)`: how every message names a block. */
+export function describeBlock(block: Pick<BlockIdentity, "name" | "type">): string {
+  return `Block "${block.name}" (${block.type})`;
 }
 
 /** The message of any thrown value, for places that must report whatever they caught. */

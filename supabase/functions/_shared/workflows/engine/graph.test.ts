@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "./errors.ts";
+import { ValidationError } from "../state/issues.ts";
 import { compileWorkflow, planScope, rootPlan } from "./graph.ts";
 import { WorkflowBuilder } from "../state/state-builder.ts";
 

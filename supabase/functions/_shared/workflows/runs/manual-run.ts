@@ -4,7 +4,8 @@
  * be an editor of the workflow's workspace; a workflow they cannot see is "not found".
  */
 import { z } from "zod";
-import { ValidationError, WorkflowError } from "../engine/errors.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { ValidationError } from "../state/issues.ts";
 import { DEFAULT_RUN_TIMEOUT_MS, executeWorkflow, type ExecuteOptions } from "../engine/execute.ts";
 import { RequestError, runResponse } from "../api/run-response.ts";
 import type { ExecutionResult } from "../engine/context.ts";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { IssueCode, ValidationIssue } from "../engine/errors.ts";
-import { ValidationError } from "../engine/errors.ts";
+import { ValidationError, type IssueCode, type ValidationIssue } from "./issues.ts";
 import { WorkflowBuilder } from "./state-builder.ts";
 import type { WorkflowState } from "./state-schema.ts";
 import { parseWorkflowState, validateWorkflowState } from "./validate.ts";

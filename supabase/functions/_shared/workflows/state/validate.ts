@@ -8,8 +8,8 @@
  */
 import type { z } from "zod";
 import { BLOCK_TYPES, isBlockType, OPERANDLESS_OPERATORS, type BlockType } from "./catalogue.ts";
-import type { IssueCode, ValidationIssue } from "../engine/errors.ts";
-import { ValidationError } from "../engine/errors.ts";
+import { describeBlock } from "../engine/errors.ts";
+import { ValidationError, type IssueCode, type ValidationIssue } from "./issues.ts";
 import { NORMALIZED_NAME_PATTERN, normalizeBlockName, RESERVED_NAMES } from "./names.ts";
 import { collectTokens, getPath, type Token } from "../engine/references.ts";
 import {
@@ -76,11 +76,6 @@ function zodIssues(error: z.ZodError, data: unknown, base: string, code: IssueCo
     issues.push({ ...extra, code, field, message: `${describe}: ${field} ${detail}` });
   }
   return issues;
-}
-
-/** `"Check age" (condition)`, the way messages name a block. */
-export function describeBlock(block: Pick<WorkflowBlock, "name" | "type">): string {
-  return `Block "${block.name}" (${block.type})`;
 }
 
 interface Analysis {
