@@ -21,11 +21,12 @@ async function sqlIssues(state: unknown, mode: ValidationMode): Promise<Validati
 }
 
 describe("the database validates states exactly as validation.ts does", () => {
-  it("stores the zod schemas as the JSON Schemas it validates with", async () => {
-    const rows = await sql<{ type: string; category: string; config_schema: unknown }[]>`select type, category, config_schema from workflows_private.block_types order by position`;
+  it("stores the block folders' schemas, rules and handles as the catalogue it validates with", async () => {
+    const rows = await sql<{ type: string; category: string; config_schema: unknown; rules: unknown; choice: unknown }[]>`
+      select type, category, config_schema, rules, choice from workflows_private.block_types order by position`;
     const [state] = await sql<{ schema: unknown }[]>`select schema from workflows_private.schemas where name = 'state'`;
-    const expected = catalogueRows().map((row) => ({ type: row.type, category: row.category, config_schema: row.configSchema }));
-    const hint = `The zod catalogue changed: add a migration with\n${catalogueSql()}`;
+    const expected = catalogueRows().map((row) => ({ type: row.type, category: row.category, config_schema: row.configSchema, rules: row.rules, choice: row.choice }));
+    const hint = `The block catalogue changed: add a migration supabase/migrations/<timestamp>_workflows-catalogue.sql with\n${catalogueSql()}`;
     expect(rows.map((row) => ({ ...row })), hint).toEqual(expected);
     expect(state.schema, hint).toEqual(stateJsonSchema());
   });

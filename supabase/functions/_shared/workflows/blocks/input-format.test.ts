@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { InputField } from "../state/catalogue.ts";
 import { WorkflowError } from "../engine/errors.ts";
-import { applyInputFormat, checkFileEntry, MAX_INLINE_FILE_BYTES, memoryFileStore, valueColumn } from "./input-format.ts";
+import { memoryFileStore } from "../engine/files.ts";
+import { applyInputFormat, valueColumn, type InputField } from "./input-format.ts";
 
 const files = memoryFileStore(() => "id1", () => Date.parse("2026-01-01T00:00:00Z"));
 const context = { label: "trigger \"API\"", executionId: "run1", files };
@@ -40,26 +40,6 @@ describe("applyInputFormat", () => {
   it("stores files and accepts a single entry as a list of one", async () => {
     const { typed } = await applyInputFormat([field("doc", "files")], { doc: { type: "url", data: "https://x.test/a.pdf", name: "a.pdf" } }, context);
     expect(typed.doc).toEqual([{ id: "file_id1", name: "a.pdf", url: "https://x.test/a.pdf", size: 0, type: "application/octet-stream", key: "url/a.pdf" }]);
-  });
-});
-
-describe("file entries", () => {
-  it("checks inline data URLs and their size", () => {
-    expect(checkFileEntry({ type: "file", data: "data:image/png;base64,AAAA", name: "a.png" }, "f")).toMatchObject({ size: 3, mimeType: "image/png" });
-    expect(() => checkFileEntry({ type: "file", data: "not base64", name: "a" }, "f")).toThrow("base64 data URL");
-    const big = "A".repeat(Math.ceil(((MAX_INLINE_FILE_BYTES + 3) * 4) / 3));
-    expect(() => checkFileEntry({ type: "file", data: `data:text/plain;base64,${big}`, name: "big.txt" }, "f")).toThrow("at most 20 MB");
-  });
-
-  it("accepts only http(s) URLs and well-formed entries", () => {
-    expect(() => checkFileEntry({ type: "url", data: "file:///etc/passwd", name: "p" }, "f")).toThrow("http(s)");
-    expect(() => checkFileEntry({ type: "url", data: "nope", name: "p" }, "f")).toThrow("is not a URL");
-    expect(() => checkFileEntry({ type: "disk", data: "x", name: "p" }, "f")).toThrow(WorkflowError);
-  });
-
-  it("stamps stored inline files with a 5 minute expiry", async () => {
-    const file = await files.store({ type: "file", data: "data:text/plain;base64,aGk=", name: "hi.txt" }, { executionId: "r", field: "f" });
-    expect(file).toMatchObject({ size: 2, uploadedAt: "2026-01-01T00:00:00.000Z", expiresAt: "2026-01-01T00:05:00.000Z", key: "inline/hi.txt" });
   });
 });
 

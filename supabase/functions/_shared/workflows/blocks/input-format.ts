@@ -1,87 +1,42 @@
 /**
- * Typed trigger inputs (the spec's Input Format): each field's value is taken from the request (or,
- * in a manual run, from the field's value column) and coerced to its declared type. A value that
- * cannot be coerced is refused with INVALID_INPUT naming the field, never passed on silently.
+ * The Input Format shared by the API, manual and webhook triggers: its config schema and rules, and
+ * how a request's values are typed by it. Each field's value is taken from the request (or, in a
+ * manual run, from the field's value column) and coerced to its declared type. A value that cannot
+ * be coerced is refused with INVALID_INPUT naming the field, never passed on silently.
  */
 import { z } from "zod";
-import type { InputField } from "../state/catalogue.ts";
 import type { FileEntry, FileStore, UserFile } from "../engine/context.ts";
 import { WorkflowError } from "../engine/errors.ts";
-import { asRecord, preview } from "./block-handler.ts";
+import { checkFileEntry } from "../engine/files.ts";
+import { asRecord, preview } from "../engine/values.ts";
+import type { ConfigRule } from "../state/config-rules.ts";
+import type { BlockRun } from "./block-handler.ts";
+import { identifier } from "./config-parts.ts";
 
-/** Largest inline file, decoded (spec, "Limits"). */
-export const MAX_INLINE_FILE_BYTES = 20 * 1024 * 1024;
+/** The Input Format field types of the spec's API trigger. */
+export const INPUT_FIELD_TYPES = ["string", "number", "boolean", "json", "files"] as const;
 
-/** How long a presigned file URL stays valid (spec: 5 minutes). */
-export const FILE_URL_TTL_MS = 5 * 60_000;
-
-const fileEntrySchema = z
+/** One row of an Input Format. `value` is the editor's value column, used by manual runs only. */
+export const inputFieldSchema = z
   .object({
-    type: z.enum(["file", "url"]),
-    data: z.string().min(1),
-    name: z.string().min(1),
-    mime: z.string().min(1).optional(),
+    name: identifier,
+    type: z.enum(INPUT_FIELD_TYPES),
+    value: z.unknown().optional(),
+    description: z.string().optional(),
   })
   .strict();
 
-const DATA_URL = /^data:([^;,]+)?(?:;[^;,]+)*;base64,([A-Za-z0-9+/]*={0,2})$/;
+/** The config of a trigger typed by an Input Format. */
+export const inputFormatConfigSchema = z.object({ inputFormat: z.array(inputFieldSchema).max(100).optional() }).strict();
 
-/** Decoded size of base64 text, computed without decoding it. */
-function base64Size(text: string): number {
-  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
-  return Math.floor((text.length * 3) / 4) - padding;
-}
+/** One Input Format field, parsed. */
+export type InputField = z.output<typeof inputFieldSchema>;
 
-/** Checks one files entry against the spec's rules and returns it typed. */
-export function checkFileEntry(value: unknown, where: string): FileEntry & { size: number; mimeType: string } {
-  const parsed = fileEntrySchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new WorkflowError("INVALID_INPUT", `${where}: ${issue.path.join(".") || "entry"} ${issue.message.replace(/^Invalid input: /, "")}`);
-  }
-  const entry = parsed.data;
-  if (entry.type === "url") {
-    let url: URL;
-    try {
-      url = new URL(entry.data);
-    } catch {
-      throw new WorkflowError("INVALID_INPUT", `${where}: "${preview(entry.data, 40)}" is not a URL`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new WorkflowError("INVALID_INPUT", `${where}: only http(s) URLs are accepted`);
-    return { ...entry, size: 0, mimeType: entry.mime ?? "application/octet-stream" };
-  }
-  const match = DATA_URL.exec(entry.data);
-  if (!match) throw new WorkflowError("INVALID_INPUT", `${where}: data must be a base64 data URL (data:<mime>;base64,...)`);
-  const size = base64Size(match[2]);
-  if (size > MAX_INLINE_FILE_BYTES) throw new WorkflowError("INVALID_INPUT", `${where}: "${entry.name}" is ${size} bytes; inline files may be at most 20 MB`);
-  return { ...entry, size, mimeType: entry.mime ?? match[1] ?? "application/octet-stream" };
-}
-
-/**
- * The store used when the caller provides none: no I/O, so inline content stays a data URL and URL
- * entries pass through. The execute endpoint supplies a storage-backed store with presigned URLs.
- */
-export function memoryFileStore(newId: () => string, now: () => number): FileStore {
-  return {
-    store(entry) {
-      const checked = checkFileEntry(entry, "file");
-      const uploadedAt = new Date(now());
-      const file: UserFile = {
-        id: `file_${newId()}`,
-        name: entry.name,
-        url: entry.data,
-        size: checked.size,
-        type: checked.mimeType,
-        key: `${entry.type === "url" ? "url" : "inline"}/${entry.name}`,
-      };
-      if (entry.type === "file") {
-        file.uploadedAt = uploadedAt.toISOString();
-        file.expiresAt = new Date(uploadedAt.getTime() + FILE_URL_TTL_MS).toISOString();
-      }
-      return Promise.resolve(file);
-    },
-  };
-}
+/** Field names are unique, and `input` is the whole body's. */
+export const inputFormatRules: readonly ConfigRule[] = [
+  { rule: "unique", list: "inputFormat", field: "name", message: 'name "{name}" is used twice in inputFormat' },
+  { rule: "reserved", list: "inputFormat", field: "name", values: ["input"], message: '"input" is reserved for the whole request body (<…input>)' },
+];
 
 function coerce(field: InputField, value: unknown, where: string): unknown {
   if (value === undefined || value === null) return null;
@@ -153,4 +108,22 @@ export async function applyInputFormat(fields: readonly InputField[], body: unkn
 /** The value column of an Input Format, as the body of a manual run. */
 export function valueColumn(fields: readonly InputField[]): Record<string, unknown> {
   return Object.fromEntries(fields.filter((field) => field.value !== undefined).map((field) => [field.name, field.value]));
+}
+
+/** The resolved config of a trigger typed by an Input Format. */
+export interface InputFormatInput {
+  inputFormat?: InputField[];
+}
+
+/** The request body, or for a manual run without one, the Input Format's value column. */
+export function triggerBody(run: BlockRun<InputFormatInput>): unknown {
+  const trigger = run.trigger;
+  if (trigger === null) throw new WorkflowError("BLOCK_FAILED", "a trigger runs only when the run starts from it");
+  if (trigger.kind === "manual" && trigger.input === undefined) return valueColumn(run.input.inputFormat ?? []);
+  return trigger.input;
+}
+
+/** How messages name the trigger: `trigger "API"`. */
+export function triggerLabel(run: BlockRun<unknown>): string {
+  return `trigger "${run.block.name}"`;
 }

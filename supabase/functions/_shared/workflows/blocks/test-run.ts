@@ -2,7 +2,7 @@
  * A BlockRun for handler unit tests: real sandbox and clock by default, no trigger, a generous
  * deadline. Only tests import it.
  */
-import { memoryFileStore } from "./input-format.ts";
+import { memoryFileStore } from "../engine/files.ts";
 import { quickjsSandbox } from "../engine/sandbox.ts";
 import { systemClock } from "../engine/clock.ts";
 import type { BlockIdentity } from "../engine/errors.ts";

@@ -4,8 +4,8 @@
  * a trace span. A failure becomes a BlockError naming the block; with an `error` edge it becomes
  * the block's output (`{error, code}`) and the run goes on.
  */
-import { asRecord, type BlockRun } from "../blocks/block-handler.ts";
-import type { HandledBlockType } from "../blocks/index.ts";
+import type { BlockRun } from "../blocks/block-handler.ts";
+import type { HandledBlockType } from "../state/catalogue.ts";
 import type { Cancellation } from "./cancellation.ts";
 import { runContainer } from "./containers.ts";
 import type { BlockOutput } from "./context.ts";
@@ -14,6 +14,7 @@ import type { CompiledNode } from "./graph.ts";
 import { tokensOf } from "./run-references.ts";
 import type { Frame, Outcome, Run, ScopeRunner } from "./run-state.ts";
 import { closeSpan, notify, openBlockSpan } from "./trace-spans.ts";
+import { asRecord } from "./values.ts";
 
 function toBlockError(node: CompiledNode, error: unknown): BlockError {
   if (error instanceof BlockError) return error;

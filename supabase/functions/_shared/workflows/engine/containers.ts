@@ -4,14 +4,14 @@
  * in a fresh frame holding that iteration's outputs. Results come back as an array, one entry per
  * iteration, in order. Counts above the cap fail loudly (LIMIT_EXCEEDED) instead of stopping short.
  */
-import { asRecord, preview } from "../blocks/block-handler.ts";
-import { MAX_CONCURRENT_BRANCHES, MAX_ITERATIONS } from "../state/catalogue.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, TraceSpan } from "./context.ts";
 import { BlockError, WorkflowError } from "./errors.ts";
 import type { CompiledNode } from "./graph.ts";
+import { MAX_CONCURRENT_BRANCHES, MAX_ITERATIONS } from "./limits.ts";
 import { newFrame, type Frame, type Run, type ScopeRunner } from "./run-state.ts";
 import { closeSpan, openIterationSpan } from "./trace-spans.ts";
+import { asRecord, preview } from "./values.ts";
 
 /** Reads a count (`for`, `count`) or a collection (`forEach`, `collection`) from resolved settings. */
 export function iterationsOf(node: CompiledNode, settings: Record<string, unknown>): { count: number; items: unknown[] | null } {

@@ -106,8 +106,11 @@ export interface ExecutionSnapshot {
   blockStates: Record<string, { status: "success" | "error" | "skipped"; output?: BlockOutput }>;
   /** Top-level blocks that ran, in completion order. */
   activePath: string[];
-  /** Routing decisions by block instance (`blockId` or `blockId[loop1:2]`). */
-  decisions: { condition: Record<string, string | null>; router: Record<string, string> };
+  /**
+   * Routing decisions per choosing block type (`condition`, `router`), by block instance (`blockId`
+   * or `blockId[loop1:2]`): the chosen entry's id, or null when nothing was chosen.
+   */
+  decisions: Record<string, Record<string, string | null>>;
   /** Loop and parallel instances: how many iterations or branches they had and finished. */
   subflows: Record<string, { kind: "loop" | "parallel"; total: number; completed: number }>;
   variables: Record<string, unknown>;

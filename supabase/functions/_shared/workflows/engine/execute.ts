@@ -4,12 +4,12 @@
  * the clock and the file store are injected services, so the same code runs under Deno (edge
  * functions) and Node (vitest, the benchmark).
  */
-import { BLOCK_HANDLERS, type HandledBlockType } from "../blocks/index.ts";
+import { BLOCK_HANDLERS, type HandledBlockType } from "../state/catalogue.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
-import { memoryFileStore } from "../blocks/input-format.ts";
 import { systemClock } from "./clock.ts";
 import type { ExecutionResult, ExecutorServices, RunStatus, TraceSpan, TriggerRequest } from "./context.ts";
 import { BlockError, messageOf, WorkflowError, type BlockIdentity } from "./errors.ts";
+import { memoryFileStore } from "./files.ts";
 import { compileWorkflow, rootPlan, type CompiledWorkflow } from "./graph.ts";
 import { newFrame, ResponseSent, Run, snapshotOf } from "./run-state.ts";
 import { quickjsSandbox } from "./sandbox.ts";

@@ -31,8 +31,8 @@ describe("compileWorkflow", () => {
     expect(each?.subflow?.plan.entries).toEqual([0]);
     expect(compiled.nodes.get("inner")?.scopeId).toBe("each");
     expect(compiled.nodes.get("check")?.outgoing.map((edge) => edge.rule)).toEqual([
-      { on: "condition", id: "yes" },
-      { on: "condition", id: "no" },
+      { on: "choice", field: "selectedOption", id: "yes" },
+      { on: "choice", field: "selectedOption", id: "no" },
     ]);
     expect(compiled.nodes.get("a")?.hasErrorEdge).toBe(true);
     expect(compiled.nodes.get("check")?.targets.get("condition-yes")).toEqual([{ id: "a", name: "A", type: "variables" }]);

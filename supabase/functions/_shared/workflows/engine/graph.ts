@@ -3,24 +3,19 @@
  * loop or parallel body) of nodes with numbered, in-scope edges, and every config value turned
  * into a resolver. Compiling once per state keeps each run to lookups and counters.
  */
-import { BLOCK_TYPES, type BlockType } from "../state/catalogue.ts";
-import { BLOCK_HANDLERS, type HandledBlockType } from "../blocks/index.ts";
-import type { BlockIdentity } from "./errors.ts";
+import type { ChoiceHandles } from "../blocks/block-definition.ts";
+import { BLOCK_HANDLERS, BLOCK_TYPES, type BlockType, type HandledBlockType } from "../state/catalogue.ts";
 import { normalizeBlockName } from "../state/names.ts";
-import { compileValue, type CompiledValue } from "./resolver.ts";
-import {
-  CONDITION_HANDLE_PREFIX,
-  ERROR_HANDLE,
-  LOOP_START_HANDLE,
-  PARALLEL_START_HANDLE,
-  ROUTER_HANDLE_PREFIX,
-  type WorkflowBlock,
-  type WorkflowState,
-} from "../state/state-schema.ts";
+import { ERROR_HANDLE, LOOP_START_HANDLE, PARALLEL_START_HANDLE, type WorkflowBlock, type WorkflowState } from "../state/state-schema.ts";
 import { parseWorkflowState } from "../state/validate.ts";
+import type { BlockIdentity } from "./errors.ts";
+import { compileValue, type CompiledValue } from "./resolver.ts";
 
-/** When an edge is followed, given its source's outcome. */
-export type EdgeRule = { on: "success" } | { on: "error" } | { on: "condition"; id: string } | { on: "router"; id: string };
+/**
+ * When an edge is followed, given its source's outcome: on success, on error, or when a choosing
+ * block (Condition, Router) put `id` in its output's `field`.
+ */
+export type EdgeRule = { on: "success" } | { on: "error" } | { on: "choice"; field: string; id: string };
 
 /** An edge inside one scope; `target` is the target's index in that scope. */
 export interface CompiledEdge {
@@ -54,6 +49,8 @@ export interface CompiledNode {
   config: CompiledValue;
   /** Blocks each outgoing handle leads to (for Condition/Router `selectedPath`). */
   targets: Map<string, BlockIdentity[]>;
+  /** How the block chooses a path (Condition, Router), or null. */
+  choice: ChoiceHandles | null;
   subflow: CompiledSubflow | null;
 }
 
@@ -86,10 +83,10 @@ export interface CompiledWorkflow {
   rootPlans: Map<string, ScopePlan>;
 }
 
-function ruleOf(handle: string | null | undefined, source: WorkflowBlock): EdgeRule {
+function ruleOf(handle: string | null | undefined, type: BlockType): EdgeRule {
   if (handle === ERROR_HANDLE) return { on: "error" };
-  if (handle && source.type === "condition" && handle.startsWith(CONDITION_HANDLE_PREFIX)) return { on: "condition", id: handle.slice(CONDITION_HANDLE_PREFIX.length) };
-  if (handle && source.type === "router" && handle.startsWith(ROUTER_HANDLE_PREFIX)) return { on: "router", id: handle.slice(ROUTER_HANDLE_PREFIX.length) };
+  const choice = BLOCK_TYPES[type].choice;
+  if (handle && choice && handle.startsWith(choice.prefix)) return { on: "choice", field: choice.outputField, id: handle.slice(choice.prefix.length) };
   return { on: "success" };
 }
 
@@ -152,6 +149,7 @@ export function compileWorkflow(input: unknown): CompiledWorkflow {
       isSink: true,
       config: compileValue(settings ? Object.fromEntries(Object.entries(settings).filter(([key]) => key !== "nodes")) : block.config, codePathsOf(type)),
       targets: new Map(),
+      choice: BLOCK_TYPES[type].choice ?? null,
       subflow: null,
     };
     scope.nodes.push(node);
@@ -168,7 +166,7 @@ export function compileWorkflow(input: unknown): CompiledWorkflow {
       startEdges.set(source.id, [...(startEdges.get(source.id) ?? []), target.index]);
       continue;
     }
-    const rule = ruleOf(edge.sourceHandle, source.block);
+    const rule = ruleOf(edge.sourceHandle, source.type);
     source.outgoing.push({ target: target.index, rule });
     source.isSink = false;
     if (rule.on === "error") source.hasErrorEdge = true;

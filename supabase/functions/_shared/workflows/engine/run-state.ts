@@ -6,11 +6,14 @@
  * top-level frame into the execution context a result reports.
  */
 import type { BlockHandler } from "../blocks/block-handler.ts";
-import type { HandledBlockType } from "../blocks/index.ts";
+import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, ExecutionSnapshot, ExecutorServices, TraceSpan, TriggerRequest } from "./context.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
 import type { TokenSource } from "./resolver.ts";
+
+/** Block types whose decisions the context reports, each with an entry even when it never ran. */
+const CHOOSING_TYPES = BLOCK_DEFINITIONS.filter((definition) => "choice" in definition).map((definition) => definition.type);
 
 /** Marks the root scope's abort when a Response block has answered: the run is over, successfully. */
 export class ResponseSent {
@@ -63,7 +66,7 @@ export type SpanObserver = (span: TraceSpan) => void;
 /** State shared by every scope of one run. */
 export class Run {
   readonly variables = new Map<string, unknown>();
-  readonly decisions: ExecutionSnapshot["decisions"] = { condition: {}, router: {} };
+  readonly decisions: ExecutionSnapshot["decisions"] = Object.fromEntries(CHOOSING_TYPES.map((type) => [type, {}]));
   readonly subflows: ExecutionSnapshot["subflows"] = {};
   readonly activePath: string[] = [];
   /** The root of the cancellation tree: run timeout, the caller's signal and a Response abort it. */
@@ -101,8 +104,7 @@ export function recordOutcome(run: Run, frame: Frame, node: CompiledNode, outcom
   frame.last = outcome.output;
   if (frame.parent === null) run.activePath.push(node.id);
   if (outcome.failed) return;
-  if (node.type === "condition") run.decisions.condition[`${node.id}${frame.key}`] = (outcome.output.selectedOption as string | null) ?? null;
-  else if (node.type === "router") run.decisions.router[`${node.id}${frame.key}`] = outcome.output.selectedRoute as string;
+  if (node.choice) run.decisions[node.type][`${node.id}${frame.key}`] = (outcome.output[node.choice.outputField] as string | null) ?? null;
   else if (node.type === "response") {
     run.response = outcome.output;
     run.cancellation.abort(new ResponseSent());

@@ -186,7 +186,7 @@ describe("follows", () => {
     const failed = { output: { error: "x", code: "BLOCK_FAILED" }, failed: true };
     expect([follows({ on: "success" }, ok({})), follows({ on: "success" }, failed)]).toEqual([true, false]);
     expect([follows({ on: "error" }, ok({})), follows({ on: "error" }, failed)]).toEqual([false, true]);
-    expect([follows({ on: "condition", id: "a" }, ok({ selectedOption: "a" })), follows({ on: "condition", id: "a" }, ok({ selectedOption: "b" }))]).toEqual([true, false]);
-    expect([follows({ on: "router", id: "r" }, ok({ selectedRoute: "r" })), follows({ on: "router", id: "r" }, failed)]).toEqual([true, false]);
+    const chose = { on: "choice" as const, field: "selectedOption", id: "a" };
+    expect([follows(chose, ok({ selectedOption: "a" })), follows(chose, ok({ selectedOption: "b" })), follows(chose, failed)]).toEqual([true, false, false]);
   });
 });

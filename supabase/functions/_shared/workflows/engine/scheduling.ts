@@ -21,10 +21,8 @@ export function follows(rule: CompiledEdge["rule"], outcome: Outcome): boolean {
       return true;
     case "error":
       return false;
-    case "condition":
-      return outcome.output.selectedOption === rule.id;
-    case "router":
-      return outcome.output.selectedRoute === rule.id;
+    case "choice":
+      return outcome.output[rule.field] === rule.id;
   }
 }
 

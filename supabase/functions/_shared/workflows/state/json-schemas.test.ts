@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { catalogueRows, catalogueSql, keywordsOf, stateJsonSchema, SUPPORTED_KEYWORDS, toJsonSchema } from "./json-schemas.ts";
@@ -19,10 +20,19 @@ describe("JSON Schema projections of the zod schemas", () => {
     expect(fn?.configSchema).toMatchObject({ required: ["code"], additionalProperties: false });
   });
 
-  it("write the catalogue as SQL for a migration", () => {
+  it("write the catalogue as a migration: schemas, rules and choice handles per block type", () => {
     const sql = catalogueSql();
-    expect(sql).toContain("insert into workflows_private.block_types (position, type, category, config_schema) values");
+    expect(sql).toMatch(/^-- Workflow service: the block catalogue, generated/);
+    expect(sql).toContain("insert into workflows_private.block_types (position, type, category, config_schema, rules, choice) values");
     expect(sql).toContain("(7, 'function', 'core', '{");
+    expect(sql).toContain(`'{"prefix":"condition-","list":"conditions","noun":"condition"}'::jsonb`);
+    expect(sql).toContain(`"rule":"only_last","list":"routes"`);
     expect(sql).toContain("on conflict (name) do update");
+  });
+
+  it("match the catalogue migration checked in, so the database is told about every change", () => {
+    const migrations = readdirSync(new URL("../../../../migrations/", import.meta.url)).filter((name) => name.endsWith("_workflows-catalogue.sql")).sort();
+    const latest = readFileSync(new URL(`../../../../migrations/${migrations[migrations.length - 1]}`, import.meta.url), "utf8");
+    expect(latest, "generate a new catalogue migration from catalogueSql()").toBe(catalogueSql());
   });
 });

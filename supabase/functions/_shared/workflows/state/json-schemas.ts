@@ -1,13 +1,16 @@
 /**
- * The zod schemas rendered as JSON Schema, for the database: migration
- * `..._workflows-validation.sql` stores these documents in `workflows_private.block_types` and
- * `workflows_private.schemas`, and a small JSON Schema validator in SQL checks saved drafts against
- * them. zod stays the one source of truth: test/workflows/validation-parity.test.ts fails when the
- * stored documents differ from what this module produces, and `catalogueSql()` writes the
- * statements for the migration that brings them up to date.
+ * The catalogue rendered for the database: each block type's zod config schema as JSON Schema, its
+ * config rules and its choice handles as JSON, and the state envelope's schema. The catalogue
+ * migrations store them in `workflows_private.block_types` and `workflows_private.schemas`, where a
+ * small JSON Schema validator and the rule interpreter check saved drafts against them. The block
+ * folders stay the one source of truth: test/workflows/validation-parity.test.ts fails when the
+ * stored catalogue differs from what this module produces, and `catalogueSql()` writes the
+ * migration that brings it up to date.
  */
 import { z } from "zod";
-import { BLOCK_TYPES, type BlockCategory } from "./catalogue.ts";
+import type { BlockCategory } from "../blocks/block-definition.ts";
+import { BLOCK_DEFINITIONS } from "./catalogue.ts";
+import type { ConfigRule } from "./config-rules.ts";
 import { workflowStateSchema } from "./state-schema.ts";
 
 /** A JSON Schema document (the draft-07 subset listed in SUPPORTED_KEYWORDS). */
@@ -58,16 +61,31 @@ export function stateJsonSchema(): JsonSchema {
   return toJsonSchema(workflowStateSchema);
 }
 
-/** One catalogue row per block type. */
+/** What the database's validator needs of a choosing block's handles (the engine also reads `outputField`). */
+export interface StoredChoice {
+  prefix: string;
+  list: string;
+  noun: string;
+}
+
+/** One catalogue row per block type, as `workflows_private.block_types` holds it. */
 export interface CatalogueRow {
   type: string;
   category: BlockCategory;
   configSchema: JsonSchema;
+  rules: readonly ConfigRule[];
+  choice: StoredChoice | null;
 }
 
-/** Every block type with its category and config schema. */
+/** Every block type with its category, config schema, rules and choice handles, in catalogue order. */
 export function catalogueRows(): CatalogueRow[] {
-  return Object.entries(BLOCK_TYPES).map(([type, info]) => ({ type, category: info.category, configSchema: toJsonSchema(info.configSchema) }));
+  return BLOCK_DEFINITIONS.map((definition) => ({
+    type: definition.type,
+    category: definition.category,
+    configSchema: toJsonSchema(definition.configSchema),
+    rules: definition.rules,
+    choice: "choice" in definition && definition.choice ? { prefix: definition.choice.prefix, list: definition.choice.list, noun: definition.choice.noun } : null,
+  }));
 }
 
 /** Every keyword used anywhere in a schema (keys of `properties` excluded). */
@@ -87,13 +105,25 @@ function literal(value: unknown): string {
   return `'${JSON.stringify(value).replaceAll("'", "''")}'::jsonb`;
 }
 
-/** SQL that makes the database's catalogue match the zod schemas (for a new migration). */
+/**
+ * A migration that makes the database's catalogue match the block folders: every row replaced, and
+ * the state envelope's schema. Generated, never edited by hand; name it
+ * `<timestamp>_workflows-catalogue.sql` (a later timestamp than the last catalogue migration).
+ */
 export function catalogueSql(): string {
-  const rows = catalogueRows().map((row, index) => `  (${index + 1}, '${row.type}', '${row.category}', ${literal(row.configSchema)})`);
+  const rows = catalogueRows().map(
+    (row, index) => `  (${index + 1}, '${row.type}', '${row.category}', ${literal(row.configSchema)},\n    ${literal(row.rules)},\n    ${row.choice ? literal(row.choice) : "null"})`,
+  );
   return [
+    "-- Workflow service: the block catalogue, generated from the block folders by catalogueSql() in",
+    "-- supabase/functions/_shared/workflows/state/json-schemas.ts. Each row is a block type's category, the JSON",
+    "-- Schema of its config, its config rules and its choice handles; the state row is the envelope's",
+    "-- JSON Schema. Do not edit: change blocks/<type>/ and generate a new migration.",
+    "",
     "delete from workflows_private.block_types;",
-    `insert into workflows_private.block_types (position, type, category, config_schema) values\n${rows.join(",\n")};`,
+    `insert into workflows_private.block_types (position, type, category, config_schema, rules, choice) values\n${rows.join(",\n")};`,
     `insert into workflows_private.schemas (name, schema) values ('state', ${literal(stateJsonSchema())})`,
     "  on conflict (name) do update set schema = excluded.schema;",
+    "",
   ].join("\n");
 }

@@ -4,7 +4,8 @@
  * envelope leaves `config` open; each block type's config is checked against block-configs.ts.
  */
 import { z } from "zod";
-import { MAX_ITERATIONS } from "./catalogue.ts";
+import { loopSettingsSchema } from "../blocks/loop/settings.ts";
+import { parallelSettingsSchema } from "../blocks/parallel/settings.ts";
 
 /** Edge handle for the error port: followed only when its source block fails. */
 export const ERROR_HANDLE = "error";
@@ -12,10 +13,6 @@ export const ERROR_HANDLE = "error";
 export const LOOP_START_HANDLE = "loop-start";
 /** Edge handle from a parallel block to the first block(s) of its body. */
 export const PARALLEL_START_HANDLE = "parallel-start";
-/** `condition-<conditionId>`: followed when the Condition chose that condition. */
-export const CONDITION_HANDLE_PREFIX = "condition-";
-/** `router-<routeId>`: followed when the Router chose that route. */
-export const ROUTER_HANDLE_PREFIX = "router-";
 
 /** One block. `position` is the editor's layout only: runs and diffs ignore it. */
 export const blockSchema = z
@@ -39,35 +36,13 @@ export const edgeSchema = z
   })
   .strict();
 
-const countOrTemplate = z.union([z.number().int().min(1).max(MAX_ITERATIONS), z.string().min(1)]);
-
-/** A loop's settings, keyed by the id of its `loop` block. `nodes` are the blocks of its body. */
-export const loopSchema = z
-  .object({
-    nodes: z.array(z.string().min(1)),
-    loopType: z.enum(["for", "forEach"]),
-    iterations: countOrTemplate.optional(),
-    forEachItems: z.unknown().optional(),
-  })
-  .strict();
-
-/** A parallel's settings, keyed by the id of its `parallel` block. */
-export const parallelSchema = z
-  .object({
-    nodes: z.array(z.string().min(1)),
-    parallelType: z.enum(["count", "collection"]),
-    count: countOrTemplate.optional(),
-    distribution: z.unknown().optional(),
-  })
-  .strict();
-
 /** The whole state. Every part may be omitted and defaults to empty, so `{}` is a valid draft. */
 export const workflowStateSchema = z
   .object({
     blocks: z.record(z.string(), blockSchema).default({}),
     edges: z.array(edgeSchema).default([]),
-    loops: z.record(z.string(), loopSchema).default({}),
-    parallels: z.record(z.string(), parallelSchema).default({}),
+    loops: z.record(z.string(), loopSettingsSchema).default({}),
+    parallels: z.record(z.string(), parallelSettingsSchema).default({}),
   })
   .strict();
 
@@ -80,9 +55,9 @@ export type WorkflowBlock = z.output<typeof blockSchema>;
 /** One parsed edge. */
 export type WorkflowEdge = z.output<typeof edgeSchema>;
 /** One parsed loop entry. */
-export type LoopSettings = z.output<typeof loopSchema>;
+export type LoopSettings = z.output<typeof loopSettingsSchema>;
 /** One parsed parallel entry. */
-export type ParallelSettings = z.output<typeof parallelSchema>;
+export type ParallelSettings = z.output<typeof parallelSettingsSchema>;
 
 /** The state of a new workflow. */
 export function emptyWorkflowState(): WorkflowState {

@@ -7,21 +7,14 @@
  * for the same state (test/workflows/validation-parity.test.ts holds them together).
  */
 import type { z } from "zod";
-import { BLOCK_TYPES, isBlockType, OPERANDLESS_OPERATORS, type BlockType } from "./catalogue.ts";
+import { asRecord } from "../engine/values.ts";
+import { BLOCK_TYPES, isBlockType, type BlockType } from "./catalogue.ts";
+import { configRuleProblems } from "./config-rules.ts";
 import { describeBlock } from "../engine/errors.ts";
 import { ValidationError, type IssueCode, type ValidationIssue } from "./issues.ts";
 import { NORMALIZED_NAME_PATTERN, normalizeBlockName, RESERVED_NAMES } from "./names.ts";
 import { collectTokens, getPath, type Token } from "../engine/references.ts";
-import {
-  CONDITION_HANDLE_PREFIX,
-  ERROR_HANDLE,
-  LOOP_START_HANDLE,
-  PARALLEL_START_HANDLE,
-  ROUTER_HANDLE_PREFIX,
-  workflowStateSchema,
-  type WorkflowBlock,
-  type WorkflowState,
-} from "./state-schema.ts";
+import { ERROR_HANDLE, LOOP_START_HANDLE, PARALLEL_START_HANDLE, workflowStateSchema, type WorkflowBlock, type WorkflowState } from "./state-schema.ts";
 
 /** `save` accepts work in progress; `deploy` (and every run) also needs a trigger. */
 export type ValidationMode = "save" | "deploy";
@@ -131,65 +124,15 @@ function checkBlocks(analysis: Analysis): void {
   }
 }
 
-interface ConditionEntry {
-  id: string;
-  kind: string;
-  expression?: string;
-}
-interface RouteEntry {
-  id: string;
-  operator: string;
-  operand?: unknown;
-}
 interface NamedEntry {
   name: string;
 }
 
-function checkUnique<T, K extends keyof T & string>(block: WorkflowBlock, entries: readonly T[], key: K, listField: string, issues: ValidationIssue[]): void {
-  const seen = new Set<unknown>();
-  entries.forEach((entry, index) => {
-    if (seen.has(entry[key])) issues.push(issueFor(block, "invalid_block_config", `blocks.${block.id}.config.${listField}[${index}].${key}`, `${key} "${String(entry[key])}" is used twice in ${listField}`));
-    seen.add(entry[key]);
-  });
-}
-
-/** Rules across fields of one config that JSON Schema cannot express (so both validators spell them out). */
+/** Rules across fields of one config (declared by its block type as data; see config-rules.ts). */
 function checkBlockConfig(block: WorkflowBlock, type: BlockType, issues: ValidationIssue[]): void {
-  const base = `blocks.${block.id}.config`;
-  if (type === "condition") {
-    const conditions = block.config.conditions as ConditionEntry[];
-    checkUnique(block, conditions, "id", "conditions", issues);
-    conditions.forEach((condition, index) => {
-      const field = `${base}.conditions[${index}]`;
-      if (index === 0 && condition.kind !== "if") issues.push(issueFor(block, "invalid_block_config", `${field}.kind`, `the first condition must be "if"`));
-      if (index > 0 && condition.kind === "if") issues.push(issueFor(block, "invalid_block_config", `${field}.kind`, `only the first condition may be "if"; use "else if"`));
-      if (condition.kind === "else" && index !== conditions.length - 1) issues.push(issueFor(block, "invalid_block_config", `${field}.kind`, `"else" must be the last condition`));
-      if (condition.kind === "else" && condition.expression !== undefined && condition.expression.trim() !== "") {
-        issues.push(issueFor(block, "invalid_block_config", `${field}.expression`, `an "else" condition takes no expression`));
-      }
-      if (condition.kind !== "else" && (condition.expression === undefined || condition.expression.trim() === "")) {
-        issues.push(issueFor(block, "invalid_block_config", `${field}.expression`, `"${condition.kind}" needs an expression`));
-      }
-    });
-  } else if (type === "router") {
-    const routes = block.config.routes as RouteEntry[];
-    checkUnique(block, routes, "id", "routes", issues);
-    routes.forEach((route, index) => {
-      const field = `${base}.routes[${index}]`;
-      if (route.operator === "default" && index !== routes.length - 1) issues.push(issueFor(block, "invalid_block_config", `${field}.operator`, `the "default" route must be the last one`));
-      if (!OPERANDLESS_OPERATORS.has(route.operator) && route.operand === undefined) {
-        issues.push(issueFor(block, "invalid_block_config", `${field}.operand`, `operator "${route.operator}" needs an operand`));
-      }
-    });
-  } else if (type === "api_trigger" || type === "manual_trigger" || type === "generic_webhook") {
-    const fields = (block.config.inputFormat ?? []) as NamedEntry[];
-    checkUnique(block, fields, "name", "inputFormat", issues);
-    fields.forEach((entry, index) => {
-      if (entry.name === "input") issues.push(issueFor(block, "invalid_block_config", `${base}.inputFormat[${index}].name`, `"input" is reserved for the whole request body (<…input>)`));
-    });
-  } else if (type === "variables") {
-    checkUnique(block, block.config.assignments as NamedEntry[], "name", "assignments", issues);
-  }
+  const rules = BLOCK_TYPES[type].rules;
+  if (rules.length === 0) return;
+  for (const problem of configRuleProblems(rules, block.config, `blocks.${block.id}.config`)) issues.push(issueFor(block, "invalid_block_config", problem.field, problem.message));
 }
 
 type SubflowKind = "loop" | "parallel";
@@ -262,25 +205,22 @@ function checkSubflows(analysis: Analysis): boolean {
   return circular.size === 0;
 }
 
-/** What a handle means for a given source block, or why it is not allowed there. */
+/** Why a handle is not allowed on its source block, or null when it is. */
 function checkHandle(source: WorkflowBlock, handle: string | null | undefined): string | null {
   const type = source.type;
-  const category = isBlockType(type) ? BLOCK_TYPES[type].category : undefined;
+  const definition = isBlockType(type) ? BLOCK_TYPES[type] : undefined;
+  const choice = definition?.choice;
   if (handle === null || handle === undefined) {
-    if (type === "condition" || type === "router") return `edges from a ${type} must use a "${type}-<id>" or "error" handle`;
+    if (choice) return `edges from a ${type} must use a "${choice.prefix}<id>" or "error" handle`;
     return null;
   }
-  if (handle === ERROR_HANDLE) return category === "trigger" ? `a trigger has no error port` : null;
-  if (handle.startsWith(CONDITION_HANDLE_PREFIX) && type === "condition") {
-    const id = handle.slice(CONDITION_HANDLE_PREFIX.length);
-    return (source.config.conditions as ConditionEntry[]).some((condition) => condition.id === id) ? null : `"${handle}" names no condition of this block`;
+  if (handle === ERROR_HANDLE) return definition?.category === "trigger" ? `a trigger has no error port` : null;
+  if (choice && handle.startsWith(choice.prefix)) {
+    const id = handle.slice(choice.prefix.length);
+    const entries = source.config[choice.list];
+    return Array.isArray(entries) && entries.some((entry) => asRecord(entry)?.id === id) ? null : `"${handle}" names no ${choice.noun} of this block`;
   }
-  if (handle.startsWith(ROUTER_HANDLE_PREFIX) && type === "router") {
-    const id = handle.slice(ROUTER_HANDLE_PREFIX.length);
-    return (source.config.routes as RouteEntry[]).some((route) => route.id === id) ? null : `"${handle}" names no route of this block`;
-  }
-  if (handle === LOOP_START_HANDLE && type === "loop") return null;
-  if (handle === PARALLEL_START_HANDLE && type === "parallel") return null;
+  if (definition?.category === "container" && handle === `${type}-start`) return null;
   return `"${handle}" is not a handle a ${type} block has`;
 }
 
