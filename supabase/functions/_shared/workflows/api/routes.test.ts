@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { handleRunFunctionRequest, handleWorkflowRequest } from "./routes.ts";
-import type { WorkflowStore } from "../runs/manual-run.ts";
+import type { WorkflowStore } from "../runs/workflow-store.ts";
 
 const ID = "5f0c6d0e-1111-4222-8333-944455556666";
 const store: WorkflowStore = {

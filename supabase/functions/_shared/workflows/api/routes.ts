@@ -6,9 +6,9 @@
  *   POST /api/workflows/{id}/run         run the draft (signed-in editors)
  *   POST /functions/v1/workflow-run/{id} the same
  */
-import { runDraft, type WorkflowStore } from "../runs/manual-run.ts";
-import { RequestError } from "./run-response.ts";
-import { supabaseWorkflowStore } from "../runs/workflow-store.ts";
+import { supabaseWorkflowStore, type WorkflowStore } from "../runs/workflow-store.ts";
+import { handleManualRun } from "./manual-run-endpoint.ts";
+import { RequestError } from "./request-error.ts";
 
 const RUN_PATH = /^\/api\/workflows\/([^/]+)\/run\/?$/;
 const RUN_FUNCTION_PATH = /\/workflow-run\/([^/]+)\/?$/;
@@ -17,7 +17,7 @@ function route(request: Request, workflowId: string | undefined, store: Workflow
   const { pathname } = new URL(request.url);
   if (workflowId === undefined) return new RequestError("NOT_FOUND", `No route for ${request.method} ${pathname}`).toResponse();
   if (request.method !== "POST") return new RequestError("METHOD_NOT_ALLOWED", `Use POST to run a workflow`).toResponse();
-  return runDraft(request, decodeURIComponent(workflowId), store);
+  return handleManualRun(request, decodeURIComponent(workflowId), store);
 }
 
 /** Requests whose path starts with `/api/workflows/`. */

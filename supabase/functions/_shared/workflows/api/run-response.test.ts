@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionResult } from "../engine/context.ts";
-import { RequestError, runResponse } from "./run-response.ts";
+import { runResponse } from "./run-response.ts";
 
 function result(overrides: Partial<ExecutionResult>): ExecutionResult {
   return {
@@ -34,11 +34,5 @@ describe("run responses", () => {
   it("answer a timeout with 408 and bad input with 400", () => {
     expect(runResponse(result({ success: false, status: "timeout", error: { code: "RUN_TIMEOUT", message: "t", block: null } }), { includeTrace: false }).status).toBe(408);
     expect(runResponse(result({ success: false, status: "error", error: { code: "INVALID_INPUT", message: "bad", block: null } }), { includeTrace: false }).status).toBe(400);
-  });
-
-  it("answer request errors with {error, code} and their status", async () => {
-    const response = new RequestError("FORBIDDEN", "no").toResponse();
-    expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: "no", code: "FORBIDDEN" });
   });
 });

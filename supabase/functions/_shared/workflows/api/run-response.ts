@@ -1,42 +1,10 @@
 /**
  * How a run's result becomes an HTTP answer (decisions, "Execute responses"): 200 with the output
  * on success; a failed run 500 (`EXECUTION_FAILED`, naming the failed block), a timed-out one 408,
- * and a run that failed on its own input 400. Request errors use `{error, code}` throughout.
+ * and a run that failed on its own input 400. Request errors (request-error.ts) use `{error, code}`.
  */
 import type { ExecutionResult } from "../engine/context.ts";
 import type { WorkflowErrorCode } from "../engine/errors.ts";
-import type { ValidationIssue } from "../state/issues.ts";
-
-/** Codes of request errors (not run failures). */
-export type RequestErrorCode = "INVALID_BODY" | "INVALID_WORKFLOW" | "INVALID_INPUT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL";
-
-const STATUS: Record<RequestErrorCode, number> = {
-  INVALID_BODY: 400,
-  INVALID_WORKFLOW: 400,
-  INVALID_INPUT: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  INTERNAL: 500,
-};
-
-/** A request error as a typed value: where a handler gives up, it returns one of these. */
-export class RequestError extends Error {
-  constructor(
-    readonly code: RequestErrorCode,
-    message: string,
-    readonly details?: { issues?: ValidationIssue[] },
-  ) {
-    super(message);
-    this.name = "RequestError";
-  }
-
-  /** The `{error, code}` response. */
-  toResponse(): Response {
-    return Response.json({ error: this.message, code: this.code, ...this.details }, { status: STATUS[this.code] });
-  }
-}
 
 function statusOf(result: ExecutionResult): number {
   if (result.success) return 200;

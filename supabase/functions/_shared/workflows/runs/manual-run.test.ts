@@ -1,78 +1,51 @@
 import { describe, expect, it } from "vitest";
-import { runDraft, type DraftAccess, type WorkflowStore } from "./manual-run.ts";
-import { RequestError } from "../api/run-response.ts";
+import type { ExecuteOptions } from "../engine/execute.ts";
 import { WorkflowBuilder } from "../state/state-builder.ts";
+import { runDraft } from "./manual-run.ts";
+import type { DraftAccess, WorkflowStore } from "./workflow-store.ts";
 
-const WORKFLOW_ID = "5f0c6d0e-1111-4222-8333-944455556666";
 const state = new WorkflowBuilder()
   .block("api", "api_trigger", { inputFormat: [{ name: "who", type: "string", value: "editor" }] }, { name: "API" })
-  .block("greet", "function", { code: "return 'hi ' + <api.who> + ' ' + {{SUFFIX}};" }, { name: "Greet" })
+  .block("greet", "function", { code: "return 'hi ' + <api.who> + {{SUFFIX}};" }, { name: "Greet" })
   .chain("api", "greet")
   .build();
 
-function store(draft: Partial<DraftAccess> | null = {}, env: Record<string, string> = { SUFFIX: "!" }): WorkflowStore & { seen: string[] } {
-  const seen: string[] = [];
+function store(draft: Partial<DraftAccess> | null = {}): WorkflowStore & { environments: string[] } {
+  const environments: string[] = [];
   return {
-    seen,
-    loadDraft: (authorization, workflowId) => {
-      seen.push(`${authorization} ${workflowId}`);
-      if (authorization === "Bearer bad") return Promise.reject(new RequestError("UNAUTHORIZED", "token refused"));
-      return Promise.resolve(draft && { workflowId, workspaceId: "ws", name: "W", state, role: "editor", ...draft });
+    environments,
+    loadDraft: (_authorization, workflowId) => Promise.resolve(draft && { workflowId, workspaceId: "ws1", name: "W", state, role: "editor", ...draft }),
+    loadEnvironment: (workspaceId) => {
+      environments.push(workspaceId);
+      return Promise.resolve({ SUFFIX: "!" });
     },
-    loadEnvironment: () => Promise.resolve(env),
   };
 }
 
-function post(body?: unknown, authorization = "Bearer token"): Request {
-  return new Request(`http://x/api/workflows/${WORKFLOW_ID}/run`, {
-    method: "POST",
-    headers: { authorization, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-}
+const request = { authorization: "Bearer t", workflowId: "w1" };
 
-describe("manual runs", () => {
-  it("run the draft with the value column and the workspace environment", async () => {
+describe("admitting and running a manual run", () => {
+  it("runs the draft with the workspace's environment, as a manual run", async () => {
     const fake = store();
-    const response = await runDraft(post(), WORKFLOW_ID, fake);
-    expect(response.status).toBe(200);
-    const body = await response.json();
-    expect(body).toMatchObject({ success: true, output: { result: "hi editor !" }, metadata: { trigger: "manual" } });
-    expect(body.traceSpans.map((span: { name: string }) => span.name)).toEqual(["API", "Greet"]);
-    expect(fake.seen).toEqual([`Bearer token ${WORKFLOW_ID}`]);
+    const result = await runDraft({ ...request, input: { who: "ana" } }, fake);
+    expect(result).toMatchObject({ success: true, output: { result: "hi ana!" }, metadata: { trigger: "manual" } });
+    expect(fake.environments).toEqual(["ws1"]);
   });
 
-  it("take an input that replaces the value column", async () => {
-    const body = await (await runDraft(post({ input: { who: "ana" } }), WORKFLOW_ID, store())).json();
-    expect(body.output).toEqual({ result: "hi ana !", stdout: "" });
+  it("passes the trigger, the time limit and the signal to the engine", async () => {
+    const seen: ExecuteOptions[] = [];
+    const signal = new AbortController().signal;
+    await runDraft({ ...request, triggerBlockId: "api", timeoutMs: 500, signal }, store(), (options) => {
+      seen.push(options);
+      return Promise.reject(new Error("not run"));
+    }).catch(() => undefined);
+    expect(seen[0]).toMatchObject({ trigger: { kind: "manual", blockId: "api" }, timeoutMs: 500, signal, env: { SUFFIX: "!" } });
   });
 
-  it("need a session, and an editor", async () => {
-    expect((await runDraft(post(undefined, ""), WORKFLOW_ID, store())).status).toBe(401);
-    expect((await runDraft(post(undefined, "Bearer bad"), WORKFLOW_ID, store())).status).toBe(401);
-    const forbidden = await runDraft(post(), WORKFLOW_ID, store({ role: "viewer" }));
-    expect(forbidden.status).toBe(403);
-    expect(await forbidden.json()).toMatchObject({ code: "FORBIDDEN" });
-  });
-
-  it("answer 404 for workflows the caller cannot see or ids that are not ids", async () => {
-    expect((await runDraft(post(), WORKFLOW_ID, store(null))).status).toBe(404);
-    expect((await runDraft(post(), "not-a-uuid", store())).status).toBe(404);
-  });
-
-  it("refuse bad bodies and unrunnable drafts with 400", async () => {
-    expect(await (await runDraft(post("{oops"), WORKFLOW_ID, store())).json()).toMatchObject({ code: "INVALID_BODY" });
-    expect(await (await runDraft(post({ extra: 1 }), WORKFLOW_ID, store())).json()).toMatchObject({ code: "INVALID_BODY" });
-    const invalid = await runDraft(post(), WORKFLOW_ID, store({ state: {} }));
-    expect(invalid.status).toBe(400);
-    expect(await invalid.json()).toMatchObject({ code: "INVALID_WORKFLOW", issues: [{ code: "no_trigger" }] });
-    const noTrigger = await runDraft(post({ triggerBlockId: "greet" }), WORKFLOW_ID, store());
-    expect(await noTrigger.json()).toMatchObject({ code: "INVALID_INPUT" });
-  });
-
-  it("report a failed run with 500, and a missing variable by name", async () => {
-    const response = await runDraft(post(), WORKFLOW_ID, store({}, {}));
-    expect(response.status).toBe(500);
-    expect(await response.json()).toMatchObject({ code: "EXECUTION_FAILED", errorCode: "ENV_VAR_NOT_FOUND", failedBlock: { id: "greet" }, error: expect.stringContaining("{{SUFFIX}}") });
+  it("refuses workflows the caller cannot see, and callers below editor, before reading the environment", async () => {
+    await expect(runDraft(request, store(null))).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const viewer = store({ role: "viewer" });
+    await expect(runDraft(request, viewer)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(viewer.environments).toEqual([]);
   });
 });

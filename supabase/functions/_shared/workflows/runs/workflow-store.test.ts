@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RequestError } from "../api/run-response.ts";
+import { RequestError } from "../api/request-error.ts";
 import { supabaseWorkflowStore } from "./workflow-store.ts";
 
 /** A stand-in for PostgREST: answers by path, records what was asked and with which token. */

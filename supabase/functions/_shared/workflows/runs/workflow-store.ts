@@ -1,12 +1,30 @@
 /**
- * The Supabase-backed WorkflowStore. Drafts are read with the caller's own token, so row-level
- * security decides what they may see (and PostgREST verifies the token); only the decrypted
- * environment, which no client may read, is fetched with the service role.
+ * Where runs read drafts and environments: the WorkflowStore contract, and its Supabase
+ * implementation. Drafts are read with the caller's own token, so row-level security decides what
+ * they may see (and PostgREST verifies the token); only the decrypted environment, which no client
+ * may read, is fetched with the service role.
  */
 import { z } from "zod";
 import { createCallerClient, createServiceRoleClient } from "../../supabase-clients.ts";
-import type { WorkflowStore } from "./manual-run.ts";
-import { RequestError } from "../api/run-response.ts";
+import { RequestError } from "../api/request-error.ts";
+
+/** A draft as its caller may see it, with the caller's role in its workspace. */
+export interface DraftAccess {
+  workflowId: string;
+  workspaceId: string;
+  name: string;
+  state: unknown;
+  /** owner, admin, editor or viewer. */
+  role: string | null;
+}
+
+/** Where runs read drafts and environments (Supabase in production, fakes in tests). */
+export interface WorkflowStore {
+  /** The draft the caller can see, or null; throws RequestError UNAUTHORIZED for a bad session. */
+  loadDraft(authorization: string, workflowId: string): Promise<DraftAccess | null>;
+  /** The workspace's decrypted environment variables. */
+  loadEnvironment(workspaceId: string): Promise<Record<string, string>>;
+}
 
 const draftRow = z.object({ id: z.string(), workspace_id: z.string(), name: z.string(), state: z.unknown() });
 const environment = z.record(z.string(), z.string());
