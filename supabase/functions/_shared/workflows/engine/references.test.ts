@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collectTokens, compileCode, findTokens, formatPath, getPath, parseTemplate } from "./references.ts";
+import { collectTokens, findTokens, formatPath, getPath, parseTemplate } from "./references.ts";
 
 describe("parseTemplate", () => {
   it("splits text, block references and environment variables", () => {
@@ -57,14 +57,8 @@ describe("getPath", () => {
   });
 });
 
-describe("formatPath and compileCode", () => {
+describe("formatPath", () => {
   it("writes paths back in reference syntax", () => {
     expect(formatPath(["items", 0, "id"])).toBe("items[0].id");
-  });
-
-  it("replaces tokens in code with __refs slots", () => {
-    const { source, tokens } = compileCode("return <a.b> + {{K}} + <a.b>;");
-    expect(source).toBe("return __refs[0] + __refs[1] + __refs[2];");
-    expect(tokens.map((token) => token.raw)).toEqual(["<a.b>", "{{K}}", "<a.b>"]);
   });
 });

@@ -114,20 +114,3 @@ export function getPath(value: unknown, path: readonly PathSegment[], from = 0):
   }
   return { found: true, value: current };
 }
-
-/**
- * Rewrites code so each token becomes `__refs[i]`, a value handed to the sandbox as data. Values
- * therefore never become source text: a string holding `"); while(1);//` stays a string.
- */
-export function compileCode(code: string): { source: string; tokens: Token[] } {
-  const tokens: Token[] = [];
-  let source = "";
-  for (const part of parseTemplate(code)) {
-    if (part.kind === "text") source += part.text;
-    else {
-      source += `__refs[${tokens.length}]`;
-      tokens.push(part);
-    }
-  }
-  return { source, tokens };
-}

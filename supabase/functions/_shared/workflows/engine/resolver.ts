@@ -6,9 +6,11 @@
  * Strings follow two rules. A string that is exactly one token resolves to the raw value (a number
  * stays a number, an object stays an object). Otherwise tokens are written into the text: strings
  * as they are, everything else as JSON. Code fields (see `codePaths`) are compiled differently:
- * their tokens become `__refs[i]` and the values travel to the sandbox as data.
+ * their tokens become `__refs[i]` and the values travel to the sandbox as data; a token inside a
+ * string or template literal travels as text (code-references.ts).
  */
-import { compileCode, parseTemplate, type EnvToken, type ReferenceToken, type Token } from "./references.ts";
+import { compileCode } from "./code-references.ts";
+import { parseTemplate, type EnvToken, type ReferenceToken, type Token } from "./references.ts";
 
 /** Answers tokens for one block run; both throw a WorkflowError naming the token when it cannot. */
 export interface TokenSource {
@@ -59,10 +61,14 @@ function compileString(text: string): CompiledValue {
 }
 
 function compileCodeField(text: string): CompiledValue {
-  const { source, tokens } = compileCode(text);
+  const { source, slots } = compileCode(text);
   return {
     isStatic: false,
-    resolve: (tokenSource): ResolvedCode => ({ kind: "code", source, values: tokens.map((token) => tokenValue(token, tokenSource)) }),
+    resolve: (tokenSource): ResolvedCode => ({
+      kind: "code",
+      source,
+      values: slots.map((slot) => (slot.asText ? stringifyForText(tokenValue(slot.token, tokenSource)) : tokenValue(slot.token, tokenSource))),
+    }),
   };
 }
 
