@@ -62,3 +62,26 @@ describe("executeWorkflow", () => {
     expect((error as WorkflowError).code).toBe("INVALID_WORKFLOW");
   });
 });
+
+describe("secrets in what a run returns", () => {
+  const SECRET = "s3cr3t-Value-42";
+
+  it("mask the environment's values in outputs, spans, errors, context and reported spans, while blocks use the real ones", async () => {
+    const builder = flow()
+      .block("echo", "function", fn("console.log('{{SECRET}}'); return '{{SECRET}}';"), { name: "Echo" })
+      .block("check", "function", fn("return { same: <echo.result> === {{SECRET}}, length: <echo.result>.length, url: 'https://x.test/?t=' + encodeURIComponent({{SECRET}}) };"), { name: "Check" })
+      .block("keep", "variables", { assignments: [{ name: "token", value: "Bearer {{SECRET}}" }] }, { name: "Keep" })
+      .block("fail", "function", fn("throw new Error('refused ' + {{SECRET}});"), { name: "Fail" })
+      .chain("start", "echo", "check", "keep", "fail");
+    const reported: unknown[] = [];
+    const result = await run(builder, { env: { SECRET }, onBlockComplete: (span) => reported.push(span) });
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+    expect(JSON.stringify(reported)).not.toContain(SECRET);
+    const [, echo, check] = result.traceSpans;
+    expect(echo.output).toEqual({ result: "***", stdout: "***" });
+    expect(echo.input).toEqual({ code: { kind: "code", source: "console.log(('' + __refs[0] + '')); return ('' + __refs[1] + '');", values: ["***", "***"] } });
+    expect(check.output).toEqual({ result: { same: true, length: SECRET.length, url: "https://x.test/?t=***" }, stdout: "" });
+    expect(result.context.variables).toEqual({ token: "Bearer ***" });
+    expect(result.error).toMatchObject({ code: "BLOCK_FAILED", message: 'Block "Fail" (function): Error: refused *** (line 1)' });
+  });
+});

@@ -35,7 +35,7 @@ export interface ExecuteOptions {
   services?: Partial<ExecutorServices>;
   /** Replaces built-in handlers (tests use it to observe scheduling). */
   handlers?: Partial<Record<HandledBlockType, BlockHandler<unknown>>>;
-  /** Called as each block (not iteration) finishes; errors thrown by it are ignored. */
+  /** Called as each block (not iteration) finishes, with secrets masked; errors thrown by it are ignored. */
   onBlockComplete?: (span: TraceSpan) => void;
 }
 
@@ -46,7 +46,8 @@ function isCompiled(workflow: unknown): workflow is CompiledWorkflow {
 /**
  * Runs a workflow from a trigger. A state that is not runnable throws a ValidationError and an
  * unknown trigger a WorkflowError (both request errors); everything that happens once the run has
- * started, failures included, is reported in the returned result.
+ * started, failures included, is reported in the returned result, with the environment's values
+ * masked (redaction.ts): blocks used the real values, nothing that leaves the run shows them.
  */
 export async function executeWorkflow(options: ExecuteOptions): Promise<ExecutionResult> {
   const workflow = isCompiled(options.workflow) ? options.workflow : compileWorkflow(options.workflow);
@@ -95,7 +96,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
   }
   const endTime = Date.now();
   const response = run.response;
-  return {
+  return run.redactor.redact<ExecutionResult>({
     executionId: run.executionId,
     success: status === "success",
     status,
@@ -112,5 +113,5 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
       durationMs: endTime - startTime,
       blocksExecuted: run.blocksExecuted,
     },
-  };
+  });
 }

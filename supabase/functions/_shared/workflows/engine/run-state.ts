@@ -10,6 +10,7 @@ import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts"
 import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, ExecutionSnapshot, ExecutorServices, TraceSpan, TriggerRequest } from "./context.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
+import { secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "./resolver.ts";
 
 /** Block types whose decisions the context reports, each with an entry even when it never ran. */
@@ -71,6 +72,8 @@ export class Run {
   readonly activePath: string[] = [];
   /** The root of the cancellation tree: run timeout, the caller's signal and a Response abort it. */
   readonly cancellation = new Cancellation();
+  /** Masks the environment's values in whatever leaves the run (its result, the spans it reports). */
+  readonly redactor: Redactor;
   blocksExecuted = 0;
   response: BlockOutput | null = null;
 
@@ -84,7 +87,9 @@ export class Run {
     readonly handlers: Record<HandledBlockType, BlockHandler<unknown>>,
     readonly deadline: number,
     readonly onBlockComplete: SpanObserver | undefined,
-  ) {}
+  ) {
+    this.redactor = secretRedactor(Object.values(env));
+  }
 }
 
 /** A frame for the top level (no parent) or for one iteration of a container's body. */

@@ -57,7 +57,8 @@ describe("the QuickJS sandbox", () => {
   });
 
   it("stops a memory bomb at the memory limit", async () => {
-    const error = await failureOf(run("const hoard = []; while (true) hoard.push({ n: hoard.length, text: 'x' + hoard.length });", { memoryBytes: 8 * 1024 * 1024 }));
+    // A generous time limit: on a busy machine filling 8 MiB can take more than the default 2 s.
+    const error = await failureOf(run("const hoard = []; while (true) hoard.push({ n: hoard.length, text: 'x' + hoard.length });", { memoryBytes: 8 * 1024 * 1024, timeoutMs: 20_000 }));
     expect(error.code).toBe("SANDBOX_MEMORY_LIMIT");
   });
 

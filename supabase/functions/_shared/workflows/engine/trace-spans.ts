@@ -58,11 +58,14 @@ export function closeSpan(open: OpenSpan): void {
   open.span.endedAt = new Date(open.startedAt + open.span.durationMs).toISOString();
 }
 
-/** Hands a finished block span to the run's observer; the observer's failures never reach the run. */
+/**
+ * Hands a finished block span to the run's observer, secrets masked (the span leaves the engine);
+ * the observer's failures never reach the run.
+ */
 export function notify(run: Run, span: TraceSpan): void {
   if (!run.onBlockComplete) return;
   try {
-    run.onBlockComplete(span);
+    run.onBlockComplete(run.redactor.redact(span));
   } catch {
     // An observer's failure must not change the run it observes.
   }
