@@ -89,6 +89,8 @@ describe("loops", () => {
     expect(result.error?.message).toBe('Block "Check" (function): Error: zero (line 1) (in iteration 1 of loop "Each")');
     const loopSpan = spansByName(result.traceSpans).get("Each")?.[0];
     expect(loopSpan?.children?.map((child) => `${child.name} ${child.status}`)).toEqual(["Each #0 success", "Each #1 error"]);
+    // Counted from 0, as <loop.index>: the second item's span is check[each:1].
+    expect(spansByName(result.traceSpans).get("Check")?.map((span) => span.id)).toEqual(["check[each:0]", "check[each:1]"]);
   });
 
   it("hands a body failure to the loop's error edge when it has one", async () => {
