@@ -136,7 +136,7 @@ end;
 $$;
 comment on function workflows_private.config_rule_problems(jsonb, jsonb, text) is 'Interprets config rules (state/config-rules.ts) over one config; returns each problem''s field path and message.';
 
-/** Rules across fields of one block's config: its type's stored rules, interpreted (validation.ts checkBlockConfig). */
+/** Rules across fields of one block's config: its type's stored rules, interpreted (state/validate.ts checkBlockConfig). */
 create or replace function workflows_private.block_config_issues(p_block jsonb)
 returns setof jsonb
 language sql

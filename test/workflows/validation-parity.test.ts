@@ -20,7 +20,7 @@ async function sqlIssues(state: unknown, mode: ValidationMode): Promise<Validati
   return row.issues;
 }
 
-describe("the database validates states exactly as validation.ts does", () => {
+describe("the database validates states exactly as state/validate.ts does", () => {
   it("stores the block folders' schemas, rules and handles as the catalogue it validates with", async () => {
     const rows = await sql<{ type: string; category: string; config_schema: unknown; rules: unknown; choice: unknown }[]>`
       select type, category, config_schema, rules, choice from workflows_private.block_types order by position`;

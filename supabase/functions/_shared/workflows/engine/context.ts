@@ -11,7 +11,7 @@ export type TriggerKind = "manual" | "api" | "webhook" | "schedule" | "chat";
 /** The start of a run: which kind, optionally which trigger block, and the request's input. */
 export interface TriggerRequest {
   kind: TriggerKind;
-  /** The trigger block to start from; chosen by kind when omitted (see executor.ts). */
+  /** The trigger block to start from; chosen by kind when omitted (see trigger-choice.ts). */
   blockId?: string;
   /**
    * The request body (API, webhook), the schedule's tick (`{scheduledFor}`), or for manual runs an
@@ -55,7 +55,7 @@ export interface FileStore {
   store(entry: FileEntry, context: { executionId: string; field: string }): Promise<UserFile>;
 }
 
-/** Everything a run may use from outside; defaults are in executor.ts. */
+/** Everything a run may use from outside; defaults are in execute.ts. */
 export interface ExecutorServices {
   sandbox: Sandbox;
   clock: Clock;

@@ -23,7 +23,7 @@ export type SandboxKind = "function" | "expression";
 /** One call into the sandbox. */
 export interface SandboxRequest {
   kind: SandboxKind;
-  /** The code, with references already replaced by `__refs[i]` (see references.ts compileCode). */
+  /** The code, with references already replaced by `__refs[i]` (see code-references.ts). */
   source: string;
   /** The values of `__refs`, passed as data. */
   values: readonly unknown[];

@@ -1,7 +1,8 @@
 /**
  * The workflow state format (Sim's shape, as the spec's execution detail shows it): blocks keyed by
  * id, edges, loops and parallels. Drafts and deployment snapshots store exactly this JSON. The
- * envelope leaves `config` open; each block type's config is checked against block-configs.ts.
+ * envelope leaves `config` open; each block type's config is checked against its own schema
+ * (blocks/<type>/config.ts).
  */
 import { z } from "zod";
 import { loopSettingsSchema } from "../blocks/loop/settings.ts";

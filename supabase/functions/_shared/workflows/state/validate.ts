@@ -4,7 +4,9 @@
  *
  * The database runs the same rules in SQL (migration `..._workflows-validation.sql`) so a draft
  * saved straight through the data API is checked too; both report the same issue codes and fields
- * for the same state (test/workflows/validation-parity.test.ts holds them together).
+ * for the same state (test/workflows/validation-parity.test.ts holds them together). What a block
+ * type adds (its config schema, its cross-field rules, its handles) is data from the catalogue that
+ * both validators read, so only the structural rules below exist in both languages.
  */
 import type { z } from "zod";
 import { asRecord } from "../engine/values.ts";
