@@ -79,22 +79,37 @@ export function secretRedactor(secrets: Iterable<string>): Redactor {
   if (values.length === 0) return IDLE;
   const whole = new Set(values);
   const numeric = new Set(values.filter((value) => value.length >= MIN_WORD_SECRET_LENGTH));
-  const embedded = [...new Set(values.filter((value) => value.length >= MIN_EMBEDDED_SECRET_LENGTH).flatMap(embeddedForms))];
-  const words = values.filter((value) => value.length >= MIN_WORD_SECRET_LENGTH && value.length < MIN_EMBEDDED_SECRET_LENGTH);
   // Longest first, so a secret containing another is masked whole.
-  const alternatives = [
-    ...embedded.sort((a, b) => b.length - a.length).map(escapeRegExp),
-    ...words.sort((a, b) => b.length - a.length).map((word) => `(?<![A-Za-z0-9_])${escapeRegExp(word)}(?![A-Za-z0-9_])`),
-  ];
-  const pattern = alternatives.length > 0 ? new RegExp(alternatives.join("|"), "g") : null;
+  const embedded = [...new Set(values.filter((value) => value.length >= MIN_EMBEDDED_SECRET_LENGTH).flatMap(embeddedForms))].sort((a, b) => b.length - a.length);
+  const words = values
+    .filter((value) => value.length >= MIN_WORD_SECRET_LENGTH && value.length < MIN_EMBEDDED_SECRET_LENGTH)
+    .sort((a, b) => b.length - a.length)
+    .map((word) => ({ word, pattern: new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(word)}(?![A-Za-z0-9_])`, "g") }));
+  // Text shorter than every form cannot hold one, which spares most keys and labels any search.
+  const shortest = Math.min(...embedded.map((form) => form.length), ...words.map(({ word }) => word.length));
 
+  // `includes` first: most text holds no secret, and a plain search is far cheaper than a pattern.
   const redactText = (text: string): string => {
     if (whole.has(text)) return MASK;
-    return pattern === null ? text : text.replace(pattern, MASK);
+    if (text.length < shortest) return text;
+    let masked = text;
+    for (const form of embedded) if (masked.includes(form)) masked = masked.replaceAll(form, MASK);
+    for (const { word, pattern } of words) if (masked.includes(word)) masked = masked.replace(pattern, MASK);
+    return masked;
   };
   const copies = new Map<object, unknown>();
+  // Results repeat their keys and labels (`id`, `status`, block names) many times over.
+  const texts = new Map<string, string>();
+  const cachedText = (text: string): string => {
+    let masked = texts.get(text);
+    if (masked === undefined) {
+      masked = redactText(text);
+      texts.set(text, masked);
+    }
+    return masked;
+  };
   const walk = (value: unknown): unknown => {
-    if (typeof value === "string") return redactText(value);
+    if (typeof value === "string") return cachedText(value);
     if (typeof value === "number") return numeric.has(String(value)) ? MASK : value;
     if (value === null || typeof value !== "object") return value;
     const done = copies.get(value);
@@ -109,7 +124,7 @@ export function secretRedactor(secrets: Iterable<string>): Redactor {
     if (prototype !== Object.prototype && prototype !== null) return value;
     const copy: Record<string, unknown> = {};
     copies.set(value, copy);
-    for (const [key, item] of Object.entries(value)) copy[redactText(key)] = walk(item);
+    for (const [key, item] of Object.entries(value)) copy[cachedText(key)] = walk(item);
     return copy;
   };
   return {
@@ -119,6 +134,7 @@ export function secretRedactor(secrets: Iterable<string>): Redactor {
         return walk(value) as T;
       } finally {
         copies.clear();
+        texts.clear();
       }
     },
     redactText,
