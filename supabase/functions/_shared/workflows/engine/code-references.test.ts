@@ -46,6 +46,7 @@ describe("references in code", () => {
   it("tell a division after a value from a regular expression", () => {
     expect(rewrite("return <a.n> / 2 + '/{{K}}/';")).toEqual({ source: "return __refs[0] / 2 + ('/' + __refs[1] + '/');", slots: ["<a.n>", "{{K}} as text"] });
     expect(rewrite("return (1) / 2 + '{{K}}';").slots).toEqual(["{{K}} as text"]);
+    expect(rewrite("return<a.n>/2+'{{K}}'").source).toBe("return __refs[0]/2+('' + __refs[1] + '')");
   });
 
   it("keep escapes, and drop a backslash that only escaped the reference's first character", () => {

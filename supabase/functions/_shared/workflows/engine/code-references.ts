@@ -126,12 +126,16 @@ class CodeRewriter {
   /** Reads a reference. */
   token(token: Token): void {
     switch (this.mode) {
-      case "code":
+      case "code": {
+        const joinsWord = this.word !== "";
+        this.endWord();
         this.decideWrap("");
-        this.emit(this.slot(token, false));
+        // `return<a.b>` must not become the identifier `return__refs`.
+        this.emit(`${joinsWord ? " " : ""}${this.slot(token, false)}`);
         this.afterValue = true;
         this.lastChar = "]";
         break;
+      }
       case "string":
         this.dropEscape();
         this.emit(`${this.quote} + ${this.slot(token, true)} + ${this.quote}`);

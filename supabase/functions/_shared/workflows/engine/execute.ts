@@ -16,6 +16,7 @@ import { quickjsSandbox } from "./sandbox.ts";
 import { runScope } from "./scheduling.ts";
 import { chooseTrigger } from "./trigger-choice.ts";
 
+/** Validates and compiles a state once, to run it many times (graph.ts). */
 export { compileWorkflow };
 
 /** How long a run may take unless the caller says otherwise (Sim's free-plan sync limit). */
