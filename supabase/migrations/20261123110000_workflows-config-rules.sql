@@ -197,8 +197,15 @@ comment on function workflows_private.handle_problem(jsonb, text) is 'Checks an 
 -- The old per-block helper is no longer used: uniqueness is a rule now.
 drop function workflows_private.repeats(jsonb, text);
 
--- Access: the validator runs as the caller (a save through the data API fires it as
--- `authenticated`), so the callers need its pieces; they are pure functions over their arguments.
+-- Access: default deny, then the validator's callers. It runs as the caller (a save through the
+-- data API fires it as `authenticated`), so they need its pieces; they are pure functions over
+-- their arguments.
+revoke execute on function
+  workflows_private.fill_rule_message(text, jsonb),
+  workflows_private.rule_entry_matches(jsonb, jsonb),
+  workflows_private.rule_entry_has(jsonb, text, boolean),
+  workflows_private.config_rule_problems(jsonb, jsonb, text)
+  from public, anon;
 grant execute on function
   workflows_private.fill_rule_message(text, jsonb),
   workflows_private.rule_entry_matches(jsonb, jsonb),
