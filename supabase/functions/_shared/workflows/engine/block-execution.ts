@@ -101,19 +101,20 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
  * scope was cancelled while it ran. `runScope` runs container bodies.
  */
 export async function executeNode(run: Run, node: CompiledNode, frame: Frame, cancellation: Cancellation, runScope: ScopeRunner): Promise<Outcome> {
-  const open = openBlockSpan(node, frame);
-  const span = open.span;
+  const startedAt = Date.now();
+  const started = performance.now();
+  const span = openBlockSpan(node, frame, startedAt);
   run.blocksExecuted++;
   try {
     const input = node.config.resolve(tokensOf(run, frame));
     span.input = input;
     const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, input, cancellation);
     span.output = output;
-    closeSpan(open);
+    closeSpan(span, startedAt, started);
     notify(run, span);
     return { output, failed: false };
   } catch (caught) {
-    closeSpan(open);
+    closeSpan(span, startedAt, started);
     if (cancellation.aborted) {
       span.status = "cancelled";
       notify(run, span);

@@ -93,17 +93,19 @@ export async function runContainer(run: Run, node: CompiledNode, frame: Frame, i
 
   const runOne = async (index: number, branch: Cancellation): Promise<void> => {
     const child = newFrame(frame, node.id, { container: node, kind: subflow.kind, index, item: items ? items[index] : index, items });
-    const open = openIterationSpan(node, subflow.kind, index, child);
-    children[index] = open.span;
+    const startedAt = Date.now();
+    const started = performance.now();
+    const iterationSpan = openIterationSpan(node, subflow.kind, index, child, startedAt);
+    children[index] = iterationSpan;
     try {
       await runScope(run, subflow.body, child, subflow.plan, branch);
       results[index] = child.final ?? child.last;
       progress.completed++;
     } catch (error) {
-      open.span.status = branch.aborted ? "cancelled" : "error";
+      iterationSpan.status = branch.aborted ? "cancelled" : "error";
       throw within(error, node, index);
     } finally {
-      closeSpan(open);
+      closeSpan(iterationSpan, startedAt, started);
     }
   };
 

@@ -7,17 +7,11 @@ import type { CompiledNode } from "./graph.ts";
 import type { TraceSpan } from "./context.ts";
 import type { Frame, Run } from "./run-state.ts";
 
-/** A span being timed: the span, its wall-clock start and its monotonic start. */
-export interface OpenSpan {
-  span: TraceSpan;
-  startedAt: number;
-  started: number;
-}
-
-/** Opens the span of one block instance and appends it to its frame's spans. */
-export function openBlockSpan(node: CompiledNode, frame: Frame): OpenSpan {
-  const startedAt = Date.now();
-  const started = performance.now();
+/**
+ * Opens the span of one block instance, started at `startedAt` (epoch ms), and appends it to its
+ * frame's spans. The caller keeps its monotonic start for `closeSpan` (no object per span for that).
+ */
+export function openBlockSpan(node: CompiledNode, frame: Frame, startedAt: number): TraceSpan {
   const span: TraceSpan = {
     id: `${node.id}${frame.key}`,
     blockId: node.id,
@@ -30,14 +24,12 @@ export function openBlockSpan(node: CompiledNode, frame: Frame): OpenSpan {
   };
   if (frame.iteration) span.iteration = { containerId: frame.iteration.container.id, kind: frame.iteration.kind, index: frame.iteration.index };
   frame.spans.push(span);
-  return { span, startedAt, started };
+  return span;
 }
 
 /** Opens the span of one iteration (or branch), `Each #2`, whose children are the iteration frame's spans. */
-export function openIterationSpan(container: CompiledNode, kind: "loop" | "parallel", index: number, frame: Frame): OpenSpan {
-  const startedAt = Date.now();
-  const started = performance.now();
-  const span: TraceSpan = {
+export function openIterationSpan(container: CompiledNode, kind: "loop" | "parallel", index: number, frame: Frame, startedAt: number): TraceSpan {
+  return {
     id: `${container.id}${frame.key}`,
     blockId: container.id,
     name: `${container.identity.name} #${index}`,
@@ -49,13 +41,12 @@ export function openIterationSpan(container: CompiledNode, kind: "loop" | "paral
     iteration: { containerId: container.id, kind, index },
     children: frame.spans,
   };
-  return { span, startedAt, started };
 }
 
-/** Sets the span's duration (µs precision) and end time. */
-export function closeSpan(open: OpenSpan): void {
-  open.span.durationMs = Math.round((performance.now() - open.started) * 1000) / 1000;
-  open.span.endedAt = new Date(open.startedAt + open.span.durationMs).toISOString();
+/** Sets the span's duration (µs precision, from the monotonic `started`) and its end time. */
+export function closeSpan(span: TraceSpan, startedAt: number, started: number): void {
+  span.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  span.endedAt = new Date(startedAt + span.durationMs).toISOString();
 }
 
 /**

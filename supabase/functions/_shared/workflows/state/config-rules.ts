@@ -83,24 +83,36 @@ export function fillMessage(template: string, entry: Entry): string {
   return template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, field: string) => asText(entry[field]));
 }
 
-/** The entries a rule reads, each with the path of its field's parent. */
-function entriesOf(config: Entry, list: string | undefined, base: string): { entry: Entry; at: string }[] {
+/** An entry a rule reads, with the path of its fields' parent. */
+interface Located {
+  entry: Entry;
+  at: string;
+}
+
+const NO_ENTRIES: readonly Located[] = [];
+
+/** The entries a rule reads (none for a missing or empty list). */
+function entriesOf(config: Entry, list: string | undefined, base: string): readonly Located[] {
   if (list === undefined) return [{ entry: config, at: base }];
   const value = config[list];
-  if (!Array.isArray(value)) return [];
-  const out: { entry: Entry; at: string }[] = [];
+  if (!Array.isArray(value) || value.length === 0) return NO_ENTRIES;
+  const out: Located[] = [];
   value.forEach((entry, index) => {
     if (isEntry(entry)) out.push({ entry, at: `${base}.${list}[${index}]` });
   });
   return out;
 }
 
+function report(problems: RuleProblem[], at: string, field: string, template: string, entry: Entry): void {
+  problems.push({ field: `${at}.${field}`, message: fillMessage(template, entry) });
+}
+
 /** Every problem `rules` find in `config`, rule by rule in order, entries in order; `base` prefixes fields. */
 export function configRuleProblems(rules: readonly ConfigRule[], config: Record<string, unknown>, base: string): RuleProblem[] {
   const problems: RuleProblem[] = [];
-  const report = (at: string, field: string, template: string, entry: Entry) => problems.push({ field: `${at}.${field}`, message: fillMessage(template, entry) });
   for (const rule of rules) {
     const entries = entriesOf(config, rule.list, base);
+    if (entries.length === 0) continue;
     switch (rule.rule) {
       case "unique": {
         // Scalars only: lists and objects are never "the same id".
@@ -108,32 +120,32 @@ export function configRuleProblems(rules: readonly ConfigRule[], config: Record<
         for (const { entry, at } of entries) {
           const value = entry[rule.field];
           if (value === undefined || (value !== null && typeof value === "object")) continue;
-          if (seen.has(value)) report(at, rule.field, rule.message, entry);
+          if (seen.has(value)) report(problems, at, rule.field, rule.message, entry);
           seen.add(value);
         }
         break;
       }
       case "first_matches":
-        if (entries.length > 0 && !matches(entries[0].entry, rule.where)) report(entries[0].at, rule.where.field, rule.message, entries[0].entry);
+        if (entries.length > 0 && !matches(entries[0].entry, rule.where)) report(problems, entries[0].at, rule.where.field, rule.message, entries[0].entry);
         break;
       case "only_first":
         entries.forEach(({ entry, at }, index) => {
-          if (index > 0 && matches(entry, rule.where)) report(at, rule.where.field, rule.message, entry);
+          if (index > 0 && matches(entry, rule.where)) report(problems, at, rule.where.field, rule.message, entry);
         });
         break;
       case "only_last":
         entries.forEach(({ entry, at }, index) => {
-          if (index < entries.length - 1 && matches(entry, rule.where)) report(at, rule.where.field, rule.message, entry);
+          if (index < entries.length - 1 && matches(entry, rule.where)) report(problems, at, rule.where.field, rule.message, entry);
         });
         break;
       case "requires":
-        for (const { entry, at } of entries) if (matches(entry, rule.where) && !has(entry, rule.field, rule.blankIsMissing)) report(at, rule.field, rule.message, entry);
+        for (const { entry, at } of entries) if (matches(entry, rule.where) && !has(entry, rule.field, rule.blankIsMissing)) report(problems, at, rule.field, rule.message, entry);
         break;
       case "forbids":
-        for (const { entry, at } of entries) if (matches(entry, rule.where) && has(entry, rule.field, rule.blankIsMissing)) report(at, rule.field, rule.message, entry);
+        for (const { entry, at } of entries) if (matches(entry, rule.where) && has(entry, rule.field, rule.blankIsMissing)) report(problems, at, rule.field, rule.message, entry);
         break;
       case "reserved":
-        for (const { entry, at } of entries) if (Object.hasOwn(entry, rule.field) && rule.values.some((value) => value === entry[rule.field])) report(at, rule.field, rule.message, entry);
+        for (const { entry, at } of entries) if (Object.hasOwn(entry, rule.field) && rule.values.some((value) => value === entry[rule.field])) report(problems, at, rule.field, rule.message, entry);
         break;
     }
   }
