@@ -53,6 +53,13 @@ describe("secret redaction", () => {
     expect(redactor.redact(value)).toBe(value);
   });
 
+  it("keeps an own __proto__ key as data", () => {
+    const parsed = JSON.parse(`{"__proto__": {"token": "${TOKEN}"}}`) as Record<string, unknown>;
+    const copy = secretRedactor([TOKEN]).redact(parsed);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"token":"***"}}');
+  });
+
   it("copies shared objects once and keeps what is not plain data as it is", () => {
     const shared = { token: TOKEN };
     const copy = secretRedactor([TOKEN]).redact({ a: shared, b: shared, when: new Date(0) });

@@ -124,7 +124,12 @@ export function secretRedactor(secrets: Iterable<string>): Redactor {
     if (prototype !== Object.prototype && prototype !== null) return value;
     const copy: Record<string, unknown> = {};
     copies.set(value, copy);
-    for (const [key, item] of Object.entries(value)) copy[cachedText(key)] = walk(item);
+    for (const [key, item] of Object.entries(value)) {
+      const masked = cachedText(key);
+      // Outputs parsed from JSON may own a `__proto__` key; assigning it would set the prototype instead.
+      if (masked === "__proto__") Object.defineProperty(copy, masked, { value: walk(item), enumerable: true, writable: true, configurable: true });
+      else copy[masked] = walk(item);
+    }
     return copy;
   };
   return {
