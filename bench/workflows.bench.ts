@@ -1,12 +1,12 @@
 /**
  * Executor benchmarks, in process (no stack needed): the orchestration overhead per block, a
- * 40-block chain and a 20-branch parallel, each end to end. scripts/bench.ts calls `run()`.
+ * 40-block chain (also with secrets to mask in its result) and a 20-branch parallel, each end to
+ * end. scripts/bench.ts calls `run()`.
  * Sim publishes no such figures (reference §11); these are reproducible ones.
  */
-import { executeWorkflow } from "../supabase/functions/_shared/workflows/executor.ts";
-import { compileWorkflow } from "../supabase/functions/_shared/workflows/graph.ts";
-import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state-builder.ts";
-import type { WorkflowState } from "../supabase/functions/_shared/workflows/state-schema.ts";
+import { compileWorkflow, executeWorkflow } from "../supabase/functions/_shared/workflows/engine/execute.ts";
+import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
+import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 
 /** The per-block overhead the issue allows, in microseconds. */
 const OVERHEAD_BUDGET_US = 50;
@@ -84,6 +84,9 @@ export async function run(): Promise<void> {
   console.log(row("40-block chain, no-op blocks, from JSON", await measure(() => expectSuccess(executeWorkflow({ workflow: chain40, trigger: manual })), 300, 30)));
   const compiled40 = compileWorkflow(chain40);
   console.log(row("40-block chain, no-op blocks, precompiled", await measure(() => expectSuccess(executeWorkflow({ workflow: compiled40, trigger: manual })), 300, 30)));
+  // The same run with environment values, so everything it returns is copied with secrets masked.
+  const env = { API_TOKEN: "sk_live_0123456789abcdef", PASSWORD: "correct horse battery", REGION: "eu-west", RATE: "0.18", DEBUG: "1" };
+  console.log(row("40-block chain, precompiled, 5 secrets masked", await measure(() => expectSuccess(executeWorkflow({ workflow: compiled40, trigger: manual, env })), 300, 30)));
   const functions40 = chain(40, "function");
   console.log(row("40-block chain, Function blocks (sandboxed)", await measure(() => expectSuccess(executeWorkflow({ workflow: functions40, trigger: manual })), 40, 5)));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/executor.ts";
-import { validateWorkflowState } from "../../supabase/functions/_shared/workflows/validation.ts";
+import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { validateWorkflowState } from "../../supabase/functions/_shared/workflows/state/validate.ts";
 import { loadExamples } from "./examples.ts";
 
 const examples = loadExamples();

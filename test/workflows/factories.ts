@@ -3,7 +3,7 @@
  * created through the real client exactly as an app would.
  */
 import { createTestUser, type TestUser } from "../helpers/clients.ts";
-import type { WorkflowStateInput } from "../../supabase/functions/_shared/workflows/state-schema.ts";
+import type { WorkflowStateInput } from "../../supabase/functions/_shared/workflows/state/state-schema.ts";
 
 /** A workspace and its people. */
 export interface TestWorkspace {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state-builder.ts";
-import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/errors.ts";
+import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
+import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/state/issues.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 
 function greeter(code = "return 'hello ' + <api.name>;") {
@@ -99,6 +99,33 @@ describe("managing workflows through supabase-js", () => {
     expect(hidden.status).toBe(404);
     const rows = await outsider.client.from("workflows").select("id").eq("id", workflowId);
     expect(rows.data).toEqual([]);
+  });
+
+  it("answers a viewer's insert with 42501, and a viewer's update or delete with success and no row changed", async () => {
+    const { client } = workspace.members.viewer;
+    const inserted = await client.from("workflows").insert({ workspace_id: workspace.id, name: "By a viewer" });
+    expect(inserted.status).toBe(403);
+    expect(inserted.error?.code).toBe("42501");
+    // PostgREST applies row-level security as a filter: rows a viewer may not change are not found.
+    const updated = await client.from("workflows").update({ name: "Renamed by a viewer" }).eq("id", workflowId);
+    expect(updated.error).toBeNull();
+    expect(updated.status).toBe(204);
+    const returned = await client.from("workflows").update({ name: "Renamed by a viewer" }).eq("id", workflowId).select("id");
+    expect(returned).toMatchObject({ status: 200, error: null, data: [] });
+    const deleted = await client.from("workflows").delete().eq("id", workflowId);
+    expect(deleted.error).toBeNull();
+    const { data } = await client.from("workflows").select("name").eq("id", workflowId).single();
+    expect(data).toEqual({ name: "Greeter" });
+  });
+
+  it("bills a second workspace made without an account to the creator's first, Free account", async () => {
+    const { owner } = workspace;
+    const second = await owner.client.rpc("create_workspace", { p_name: "Second" }).single<{ id: string; billing_account_id: string }>();
+    expect(second.error).toBeNull();
+    const { data: first } = await owner.client.from("workspaces").select("billing_account_id").eq("id", workspace.id).single();
+    expect(second.data?.billing_account_id).toBe(first?.billing_account_id);
+    const { data: accounts } = await owner.client.from("billing_accounts").select("id, plan").eq("owner_id", owner.id);
+    expect(accounts).toEqual([{ id: first?.billing_account_id, plan: "free" }]);
   });
 
   it("keeps environment values write-only", async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state-builder.ts";
+import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { anonClient } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
@@ -110,6 +110,30 @@ describe("manual runs of the draft, from a signed-in session", () => {
     const { data, error } = await workspace.members.editor.client.functions.invoke(`workflow-run/${id}`, { body: {} });
     expect(error).toBeNull();
     expect(data.output).toEqual({ result: ["SANDBOX_TIMEOUT", "SANDBOX_MEMORY_LIMIT", "BLOCK_FAILED"], stdout: "" });
+  });
+
+  it("never returns an environment value, and reads a quoted reference as its value, through POST /api/workflows/{id}/run", async () => {
+    const secret = "sk-test-4f9b2c7d1e";
+    const { error } = await workspace.owner.client.rpc("set_environment_variable", { p_workspace_id: workspace.id, p_name: "SECRET_B", p_value: secret });
+    expect(error).toBeNull();
+    const state = new WorkflowBuilder()
+      .block("start", "manual_trigger", { inputFormat: [{ name: "who", type: "string", value: "Ana" }] }, { name: "Start" })
+      .block("leak", "function", { code: "return '{{SECRET_B}}';" }, { name: "Leak" })
+      .block("quotes", "function", { code: "return ['Hi <start.who>', \"Hi <start.who>\", `Hi <start.who>`, '{{SECRET_B}}'.length];" }, { name: "Quotes" })
+      .block("fail", "function", { code: "throw new Error('rejected ' + {{SECRET_B}});" }, { name: "Fail" })
+      .chain("start", "leak", "quotes")
+      .edge("quotes", "fail")
+      .build();
+    const id = await createWorkflow(workspace.members.editor, workspace.id, "Secrets", state);
+    const response = await fetch(`${env.url}/api/workflows/${id}/run`, { method: "POST", headers: { Authorization: `Bearer ${workspace.members.editor.accessToken}`, "content-type": "application/json" }, body: "{}" });
+    const text = await response.text();
+    expect(response.status).toBe(500);
+    expect(text).not.toContain(secret);
+    const body = JSON.parse(text);
+    expect(body).toMatchObject({ success: false, errorCode: "BLOCK_FAILED", error: 'Block "Fail" (function): Error: rejected *** (line 1)', failedBlock: { id: "fail" } });
+    const [, leak, quotes] = body.traceSpans;
+    expect(leak).toMatchObject({ output: { result: "***" }, input: { code: { values: ["***"] } } });
+    expect(quotes.output).toEqual({ result: ["Hi Ana", "Hi Ana", "Hi Ana", secret.length], stdout: "" });
   });
 
   it("refuses viewers, outsiders and anonymous callers", async () => {

@@ -2,8 +2,8 @@
  * Workflow states, valid and broken in every way the validators know, for checking that the
  * TypeScript validator and the SQL one agree (validation-parity.test.ts).
  */
-import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state-builder.ts";
-import type { WorkflowState } from "../../supabase/functions/_shared/workflows/state-schema.ts";
+import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
+import type { WorkflowState } from "../../supabase/functions/_shared/workflows/state/state-schema.ts";
 
 /** A valid state touching every rule. */
 export function richState(): WorkflowState {

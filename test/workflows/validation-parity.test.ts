@@ -1,8 +1,8 @@
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/errors.ts";
-import { catalogueRows, catalogueSql, stateJsonSchema } from "../../supabase/functions/_shared/workflows/json-schemas.ts";
-import { validateWorkflowState, type ValidationMode } from "../../supabase/functions/_shared/workflows/validation.ts";
+import type { ValidationIssue } from "../../supabase/functions/_shared/workflows/state/issues.ts";
+import { catalogueRows, catalogueSql, stateJsonSchema } from "../../supabase/functions/_shared/workflows/state/json-schemas.ts";
+import { validateWorkflowState, type ValidationMode } from "../../supabase/functions/_shared/workflows/state/validate.ts";
 import { env } from "../helpers/env.ts";
 import { loadExamples } from "./examples.ts";
 import { corpus } from "./validation-corpus.ts";
@@ -20,12 +20,13 @@ async function sqlIssues(state: unknown, mode: ValidationMode): Promise<Validati
   return row.issues;
 }
 
-describe("the database validates states exactly as validation.ts does", () => {
-  it("stores the zod schemas as the JSON Schemas it validates with", async () => {
-    const rows = await sql<{ type: string; category: string; config_schema: unknown }[]>`select type, category, config_schema from workflows_private.block_types order by position`;
+describe("the database validates states exactly as state/validate.ts does", () => {
+  it("stores the block folders' schemas, rules and handles as the catalogue it validates with", async () => {
+    const rows = await sql<{ type: string; category: string; config_schema: unknown; rules: unknown; choice: unknown }[]>`
+      select type, category, config_schema, rules, choice from workflows_private.block_types order by position`;
     const [state] = await sql<{ schema: unknown }[]>`select schema from workflows_private.schemas where name = 'state'`;
-    const expected = catalogueRows().map((row) => ({ type: row.type, category: row.category, config_schema: row.configSchema }));
-    const hint = `The zod catalogue changed: add a migration with\n${catalogueSql()}`;
+    const expected = catalogueRows().map((row) => ({ type: row.type, category: row.category, config_schema: row.configSchema, rules: row.rules, choice: row.choice }));
+    const hint = `The block catalogue changed: add a migration supabase/migrations/<timestamp>_workflows-catalogue.sql with\n${catalogueSql()}`;
     expect(rows.map((row) => ({ ...row })), hint).toEqual(expected);
     expect(state.schema, hint).toEqual(stateJsonSchema());
   });

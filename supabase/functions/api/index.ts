@@ -2,7 +2,7 @@
 // to its service's handler in _shared. Served at /functions/v1/api/* and, locally, at the
 // gateway's root /api/*; either way the path seen here starts with /api.
 import { handleGamificationRequest } from "../_shared/gamification/http.ts";
-import { handleWorkflowRequest } from "../_shared/workflows/http.ts";
+import { handleWorkflowRequest } from "../_shared/workflows/api/routes.ts";
 
 type Handler = (request: Request) => Promise<Response>;
 

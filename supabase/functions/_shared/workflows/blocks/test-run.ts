@@ -2,11 +2,11 @@
  * A BlockRun for handler unit tests: real sandbox and clock by default, no trigger, a generous
  * deadline. Only tests import it.
  */
-import { memoryFileStore } from "../input-format.ts";
-import { quickjsSandbox } from "../sandbox.ts";
-import { systemClock } from "../executor.ts";
-import type { BlockIdentity } from "../errors.ts";
-import type { BlockRun } from "./types.ts";
+import { memoryFileStore } from "../engine/files.ts";
+import { quickjsSandbox } from "../engine/sandbox.ts";
+import { systemClock } from "../engine/clock.ts";
+import type { BlockIdentity } from "../engine/errors.ts";
+import type { BlockRun } from "./block-handler.ts";
 
 /** Builds a BlockRun around `input`; `overrides` replace any part. */
 export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>> = {}): BlockRun<Input> {

@@ -1,0 +1,38 @@
+/**
+ * The contract between the executor and a block type's handler. A handler gets its config already
+ * resolved (references and environment variables filled in; code fields as ResolvedCode), does its
+ * one job and returns an output object, or throws a WorkflowError.
+ */
+import type { BlockOutput, ExecutorServices, TriggerRequest } from "../engine/context.ts";
+import type { BlockIdentity } from "../engine/errors.ts";
+
+/** What a handler can see and use during one execution of its block. */
+export interface BlockRun<Input> {
+  block: BlockIdentity;
+  executionId: string;
+  /** The resolved config. Template fields hold whatever their references resolved to, so check types. */
+  input: Input;
+  /** Aborted when the block times out, a sibling fails, or the run ends. */
+  signal: AbortSignal;
+  /** Epoch ms by which the block must be done (its own timeout or the run's, whichever is sooner). */
+  deadline: number;
+  services: ExecutorServices;
+  /** Workflow variables (`<variable.name>`), shared by the whole run. */
+  variables: Map<string, unknown>;
+  /** The run's start request; set only for the trigger block the run starts from. */
+  trigger: TriggerRequest | null;
+  /** The blocks an outgoing handle leads to (for Condition and Router `selectedPath`). */
+  targetsOf(handle: string): BlockIdentity[];
+}
+
+/** A block type's behaviour. `execute` is a method so handlers of different inputs share one registry. */
+export interface BlockHandler<Input = unknown> {
+  /** Config fields holding code, as patterns (`code`, `conditions[].expression`). */
+  readonly codePaths?: readonly string[];
+  /** The block's timeout in ms when its config sets none, given its resolved input. */
+  timeoutMs(input: Input): number;
+  execute(run: BlockRun<Input>): BlockOutput | Promise<BlockOutput>;
+}
+
+/** Default timeout for blocks that do not say otherwise. */
+export const DEFAULT_BLOCK_TIMEOUT_MS = 30_000;

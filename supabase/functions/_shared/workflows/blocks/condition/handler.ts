@@ -1,0 +1,53 @@
+/**
+ * Condition: if / else if / else. Each expression is JavaScript evaluated in the sandbox, in order;
+ * the first truthy one (or the `else`) is chosen and only its `condition-<id>` edges stay active.
+ * With no match and no `else`, every branch is deactivated and the run goes on elsewhere (or ends).
+ */
+import { WorkflowError } from "../../engine/errors.ts";
+import type { ResolvedCode } from "../../engine/resolver.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../engine/sandbox.ts";
+import { CONDITION_HANDLE_PREFIX } from "./config.ts";
+import type { BlockHandler } from "../block-handler.ts";
+
+/** Time all of a Condition's expressions may take together, unless its config says otherwise. */
+export const DEFAULT_CONDITION_TIMEOUT_MS = 2_000;
+
+interface ConditionInput {
+  conditions: { id: string; kind: "if" | "else if" | "else"; expression?: ResolvedCode }[];
+  timeoutMs?: number;
+}
+
+/** Handler of `condition` blocks. */
+export const conditionHandler: BlockHandler<ConditionInput> = {
+  codePaths: ["conditions[].expression"],
+  timeoutMs: () => DEFAULT_CONDITION_TIMEOUT_MS,
+  async execute(run) {
+    for (const [index, condition] of run.input.conditions.entries()) {
+      let matched = condition.kind === "else";
+      if (!matched && condition.expression) {
+        try {
+          const { value } = await run.services.sandbox.run({
+            kind: "expression",
+            source: condition.expression.source,
+            values: condition.expression.values,
+            deadline: run.deadline,
+            memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,
+          });
+          matched = Boolean(value);
+        } catch (error) {
+          if (!(error instanceof WorkflowError)) throw error;
+          throw new WorkflowError(error.code, `condition ${index + 1} ("${condition.kind}", id "${condition.id}"): ${error.message}`);
+        }
+      }
+      if (matched) {
+        const target = run.targetsOf(`${CONDITION_HANDLE_PREFIX}${condition.id}`)[0] ?? null;
+        return {
+          conditionResult: condition.kind !== "else",
+          selectedOption: condition.id,
+          selectedPath: target && { blockId: target.id, blockName: target.name, blockType: target.type },
+        };
+      }
+    }
+    return { conditionResult: false, selectedOption: null, selectedPath: null };
+  },
+};

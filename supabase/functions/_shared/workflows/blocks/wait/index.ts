@@ -1,0 +1,14 @@
+/** The `wait` block type: pauses its branch. */
+import { defineBlock } from "../block-definition.ts";
+import { waitConfigSchema } from "./config.ts";
+import { waitHandler } from "./handler.ts";
+
+/** Wait. */
+export const waitBlock = defineBlock({
+  type: "wait",
+  category: "core",
+  summary: "Pauses this branch for a while (at most 5 minutes).",
+  configSchema: waitConfigSchema,
+  rules: [],
+  handler: waitHandler,
+});

@@ -1,0 +1,145 @@
+/**
+ * Runs one block instance: resolves its config against the run so far, hands it to the block's
+ * handler (or, for a loop or parallel, to containers.ts) under the block's own timeout, and records
+ * a trace span. A failure becomes a BlockError naming the block; with an `error` edge it becomes
+ * the block's output (`{error, code}`) and the run goes on.
+ */
+import type { BlockRun } from "../blocks/block-handler.ts";
+import type { HandledBlockType } from "../state/catalogue.ts";
+import type { Cancellation } from "./cancellation.ts";
+import { runContainer } from "./containers.ts";
+import type { BlockOutput } from "./context.ts";
+import { BlockError, describeBlock, messageOf, WorkflowError } from "./errors.ts";
+import type { CompiledNode } from "./graph.ts";
+import { tokensOf } from "./run-references.ts";
+import type { Frame, Outcome, Run, ScopeRunner } from "./run-state.ts";
+import { closeSpan, notify, openBlockSpan } from "./trace-spans.ts";
+import { asRecord } from "./values.ts";
+
+function toBlockError(node: CompiledNode, error: unknown): BlockError {
+  if (error instanceof BlockError) return error;
+  if (error instanceof WorkflowError) return new BlockError(error.code, `${describeBlock(node.identity)}: ${error.message}`, node.identity, { cause: error });
+  return new BlockError("BLOCK_FAILED", `${describeBlock(node.identity)}: ${messageOf(error)}`, node.identity, { cause: error });
+}
+
+/** The run's own time limit as an error: the one its timer raised, or a new one. */
+export function runTimeout(run: Run): WorkflowError {
+  const reason = run.cancellation.reason;
+  return reason instanceof WorkflowError && reason.code === "RUN_TIMEOUT" ? reason : new WorkflowError("RUN_TIMEOUT", "the run ran past its time limit");
+}
+
+/**
+ * Calls the handler. A synchronous handler returns its output directly (no promise, no timer, no
+ * AbortController), which keeps simple blocks cheap; an asynchronous one races its own timeout.
+ */
+function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: Cancellation): BlockOutput | Promise<BlockOutput> {
+  const handler = run.handlers[node.type as HandledBlockType];
+  const configured = asRecord(input)?.timeoutMs;
+  const timeoutMs = typeof configured === "number" ? configured : handler.timeoutMs(input);
+  const ownDeadline = Date.now() + timeoutMs;
+  const deadline = Math.min(run.deadline, ownDeadline);
+  // Made only when the handler asks for its signal or turns out to be asynchronous.
+  let controller: AbortController | null = null;
+  const controllerOf = (): AbortController => (controller ??= cancellation.controller());
+  const blockRun: BlockRun<unknown> = {
+    block: node.identity,
+    executionId: run.executionId,
+    input,
+    get signal() {
+      return controllerOf().signal;
+    },
+    deadline,
+    services: run.services,
+    variables: run.variables,
+    trigger: node === run.triggerNode ? run.trigger : null,
+    targetsOf: (handle) => node.targets.get(handle) ?? [],
+  };
+  let result: BlockOutput | Promise<BlockOutput>;
+  try {
+    result = handler.execute(blockRun);
+  } catch (error) {
+    if (controller) cancellation.detach(controller);
+    throw error;
+  }
+  if (!(result instanceof Promise)) {
+    if (controller) cancellation.detach(controller);
+    return result;
+  }
+  const pending = result;
+  const active = controllerOf();
+  return new Promise<BlockOutput>((resolve, reject) => {
+    const onAbort = () => reject(active.signal.reason);
+    // Only the block's own timeout needs a timer: when the run's deadline comes first, the run's
+    // timer cancels every block with RUN_TIMEOUT (a second timer here raced it, and could report
+    // the run's time limit as this block's).
+    const timer = ownDeadline < run.deadline
+      ? setTimeout(() => active.abort(new WorkflowError("BLOCK_TIMEOUT", `ran past its timeout of ${timeoutMs} ms`)), Math.max(0, ownDeadline - Date.now()))
+      : undefined;
+    const cleanup = () => {
+      clearTimeout(timer);
+      active.signal.removeEventListener("abort", onAbort);
+      cancellation.detach(active);
+    };
+    if (active.signal.aborted) onAbort();
+    else active.signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (output) => {
+        cleanup();
+        resolve(output);
+      },
+      (error: unknown) => {
+        cleanup();
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Executes `node` in `frame`. Resolves with its outcome (a handled failure included); rejects with
+ * a BlockError when it fails without an `error` edge, or with the cancellation's reason when the
+ * scope was cancelled while it ran. `runScope` runs container bodies.
+ */
+export async function executeNode(run: Run, node: CompiledNode, frame: Frame, cancellation: Cancellation, runScope: ScopeRunner): Promise<Outcome> {
+  const startedAt = Date.now();
+  const started = performance.now();
+  const span = openBlockSpan(node, frame, startedAt);
+  run.blocksExecuted++;
+  try {
+    const input = node.config.resolve(tokensOf(run, frame));
+    span.input = input;
+    const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, input, cancellation);
+    span.output = output;
+    closeSpan(span, startedAt, started);
+    notify(run, span);
+    return { output, failed: false };
+  } catch (caught) {
+    closeSpan(span, startedAt, started);
+    if (cancellation.aborted) {
+      span.status = "cancelled";
+      notify(run, span);
+      throw cancellation.reason;
+    }
+    if (Date.now() >= run.deadline) {
+      // User code stopped by the run's deadline reports its own timeout; the run's is the real cause.
+      const timeout = runTimeout(run);
+      span.status = "cancelled";
+      run.cancellation.abort(timeout);
+      notify(run, span);
+      throw timeout;
+    }
+    const error = toBlockError(node, caught);
+    span.status = "error";
+    span.error = error.message;
+    span.errorCode = error.code;
+    if (node.hasErrorEdge) {
+      const output: BlockOutput = { error: error.message, code: error.code };
+      span.errorHandled = true;
+      span.output = output;
+      notify(run, span);
+      return { output, failed: true };
+    }
+    notify(run, span);
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * What one run holds while it executes: the state shared by every scope (variables, routing
+ * decisions, loop and parallel progress, the active path, the Response), and one frame per scope
+ * run (the top level, or one iteration of a body) with that scope's block statuses and outputs.
+ * Scheduling decides when a block runs; this module records what it produced, and turns the
+ * top-level frame into the execution context a result reports.
+ */
+import type { BlockHandler } from "../blocks/block-handler.ts";
+import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts";
+import { Cancellation } from "./cancellation.ts";
+import type { BlockOutput, ExecutionSnapshot, ExecutorServices, TraceSpan, TriggerRequest } from "./context.ts";
+import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
+import { secretRedactor, type Redactor } from "./redaction.ts";
+import type { TokenSource } from "./resolver.ts";
+
+/** Block types whose decisions the context reports, each with an entry even when it never ran. */
+const CHOOSING_TYPES = BLOCK_DEFINITIONS.filter((definition) => "choice" in definition).map((definition) => definition.type);
+
+/** Marks the root scope's abort when a Response block has answered: the run is over, successfully. */
+export class ResponseSent {
+  readonly reason = "response sent";
+}
+
+/** Where a block instance stands in its frame. */
+export type NodeStatus = "running" | "success" | "error" | "skipped";
+
+/** One iteration of a loop or one branch of a parallel, as `<loop.*>` / `<parallel.*>` read it. */
+export interface Iteration {
+  container: CompiledNode;
+  kind: "loop" | "parallel";
+  index: number;
+  item: unknown;
+  /** The collection, or null for `for` loops and `count` parallels. */
+  items: unknown[] | null;
+}
+
+/** Outputs and states of one scope run: the top level, or one iteration of a body. */
+export interface Frame {
+  parent: Frame | null;
+  scopeId: string | null;
+  iteration: Iteration | null;
+  /** Appended to block ids to name instances: `""` at the top, `[loop1:2]` inside. */
+  key: string;
+  status: Map<string, NodeStatus>;
+  outputs: Map<string, BlockOutput>;
+  spans: TraceSpan[];
+  /** The output of the last block without successors that finished: the frame's result. */
+  final: BlockOutput | null;
+  /** The output of the last block that finished, the result when no block without successors ran. */
+  last: BlockOutput | null;
+  /** This frame's reference answers, made on first use (see run-references.ts). */
+  tokens: TokenSource | null;
+}
+
+/** How one block instance ended: its output, and whether it failed (an `error` edge took over). */
+export interface Outcome {
+  output: BlockOutput;
+  failed: boolean;
+}
+
+/** Runs one scope to completion; scheduling.ts provides it, containers call it for each iteration. */
+export type ScopeRunner = (run: Run, scope: CompiledScope, frame: Frame, plan: ScopePlan, parent: Cancellation) => Promise<void>;
+
+/** Where a run reports what leaves it: finished block spans, already redacted. */
+export type SpanObserver = (span: TraceSpan) => void;
+
+/** State shared by every scope of one run. */
+export class Run {
+  readonly variables = new Map<string, unknown>();
+  readonly decisions: ExecutionSnapshot["decisions"] = Object.fromEntries(CHOOSING_TYPES.map((type) => [type, {}]));
+  readonly subflows: ExecutionSnapshot["subflows"] = {};
+  readonly activePath: string[] = [];
+  /** The root of the cancellation tree: run timeout, the caller's signal and a Response abort it. */
+  readonly cancellation = new Cancellation();
+  /** Masks the environment's values in whatever leaves the run (its result, the spans it reports). */
+  readonly redactor: Redactor;
+  blocksExecuted = 0;
+  response: BlockOutput | null = null;
+
+  constructor(
+    readonly workflow: CompiledWorkflow,
+    readonly executionId: string,
+    readonly trigger: TriggerRequest,
+    readonly triggerNode: CompiledNode,
+    readonly env: Readonly<Record<string, string>>,
+    readonly services: ExecutorServices,
+    readonly handlers: Record<HandledBlockType, BlockHandler<unknown>>,
+    readonly deadline: number,
+    readonly onBlockComplete: SpanObserver | undefined,
+  ) {
+    this.redactor = secretRedactor(Object.values(env));
+  }
+}
+
+/** A frame for the top level (no parent) or for one iteration of a container's body. */
+export function newFrame(parent: Frame | null, scopeId: string | null, iteration: Iteration | null): Frame {
+  const key = iteration ? `${parent?.key ?? ""}[${iteration.container.id}:${iteration.index}]` : "";
+  return { parent, scopeId, iteration, key, status: new Map(), outputs: new Map(), spans: [], final: null, last: null, tokens: null };
+}
+
+/**
+ * Records a finished block instance: its status and output in its frame, the frame's result, the
+ * active path (top level), the Condition's or Router's decision, and a Response, which ends the run.
+ */
+export function recordOutcome(run: Run, frame: Frame, node: CompiledNode, outcome: Outcome): void {
+  frame.status.set(node.id, outcome.failed ? "error" : "success");
+  frame.outputs.set(node.id, outcome.output);
+  if (node.isSink) frame.final = outcome.output;
+  frame.last = outcome.output;
+  if (frame.parent === null) run.activePath.push(node.id);
+  if (outcome.failed) return;
+  if (node.choice) run.decisions[node.type][`${node.id}${frame.key}`] = (outcome.output[node.choice.outputField] as string | null) ?? null;
+  else if (node.type === "response") {
+    run.response = outcome.output;
+    run.cancellation.abort(new ResponseSent());
+  }
+}
+
+/** The execution context at the end of a run: top-level block states, decisions, progress, variables. */
+export function snapshotOf(run: Run, root: Frame): ExecutionSnapshot {
+  const blockStates: ExecutionSnapshot["blockStates"] = {};
+  for (const node of run.workflow.root.nodes) {
+    const status = root.status.get(node.id);
+    if (status === "success" || status === "error") blockStates[node.id] = { status, output: root.outputs.get(node.id) };
+    else if (status === "skipped") blockStates[node.id] = { status };
+  }
+  return {
+    blockStates,
+    activePath: run.activePath,
+    decisions: run.decisions,
+    subflows: run.subflows,
+    variables: Object.fromEntries(run.variables),
+    environment: Object.keys(run.env).sort(),
+  };
+}

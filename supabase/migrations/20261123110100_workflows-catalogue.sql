@@ -1,0 +1,45 @@
+-- Workflow service: the block catalogue, generated from the block folders by catalogueSql() in
+-- supabase/functions/_shared/workflows/state/json-schemas.ts. Each row is a block type's category, the JSON
+-- Schema of its config, its config rules and its choice handles; the state row is the envelope's
+-- JSON Schema. Do not edit: change blocks/<type>/ and generate a new migration.
+
+delete from workflows_private.block_types;
+insert into workflows_private.block_types (position, type, category, config_schema, rules, choice) values
+  (1, 'api_trigger', 'trigger', '{"type":"object","properties":{"inputFormat":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"type":{"type":"string","enum":["string","number","boolean","json","files"]},"value":{},"description":{"type":"string"}},"required":["name","type"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb,
+    '[{"rule":"unique","list":"inputFormat","field":"name","message":"name \"{name}\" is used twice in inputFormat"},{"rule":"reserved","list":"inputFormat","field":"name","values":["input"],"message":"\"input\" is reserved for the whole request body (<…input>)"}]'::jsonb,
+    null),
+  (2, 'manual_trigger', 'trigger', '{"type":"object","properties":{"inputFormat":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"type":{"type":"string","enum":["string","number","boolean","json","files"]},"value":{},"description":{"type":"string"}},"required":["name","type"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb,
+    '[{"rule":"unique","list":"inputFormat","field":"name","message":"name \"{name}\" is used twice in inputFormat"},{"rule":"reserved","list":"inputFormat","field":"name","values":["input"],"message":"\"input\" is reserved for the whole request body (<…input>)"}]'::jsonb,
+    null),
+  (3, 'generic_webhook', 'trigger', '{"type":"object","properties":{"inputFormat":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"type":{"type":"string","enum":["string","number","boolean","json","files"]},"value":{},"description":{"type":"string"}},"required":["name","type"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb,
+    '[{"rule":"unique","list":"inputFormat","field":"name","message":"name \"{name}\" is used twice in inputFormat"},{"rule":"reserved","list":"inputFormat","field":"name","values":["input"],"message":"\"input\" is reserved for the whole request body (<…input>)"}]'::jsonb,
+    null),
+  (4, 'schedule', 'trigger', '{"type":"object","properties":{"cronExpression":{"type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$"},"timezone":{"type":"string","minLength":1}},"required":["cronExpression"],"additionalProperties":false}'::jsonb,
+    '[]'::jsonb,
+    null),
+  (5, 'condition', 'control', '{"type":"object","properties":{"conditions":{"minItems":1,"maxItems":50,"type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]+$"},"kind":{"type":"string","enum":["if","else if","else"]},"expression":{"type":"string"}},"required":["id","kind"],"additionalProperties":false}},"timeoutMs":{"type":"integer","minimum":1,"maximum":60000}},"required":["conditions"],"additionalProperties":false}'::jsonb,
+    '[{"rule":"unique","list":"conditions","field":"id","message":"id \"{id}\" is used twice in conditions"},{"rule":"first_matches","list":"conditions","where":{"field":"kind","in":["if"]},"message":"the first condition must be \"if\""},{"rule":"only_first","list":"conditions","where":{"field":"kind","in":["if"]},"message":"only the first condition may be \"if\"; use \"else if\""},{"rule":"only_last","list":"conditions","where":{"field":"kind","in":["else"]},"message":"\"else\" must be the last condition"},{"rule":"forbids","list":"conditions","where":{"field":"kind","in":["else"]},"field":"expression","blankIsMissing":true,"message":"an \"else\" condition takes no expression"},{"rule":"requires","list":"conditions","where":{"field":"kind","notIn":["else"]},"field":"expression","blankIsMissing":true,"message":"\"{kind}\" needs an expression"}]'::jsonb,
+    '{"prefix":"condition-","list":"conditions","noun":"condition"}'::jsonb),
+  (6, 'router', 'control', '{"type":"object","properties":{"value":{},"routes":{"minItems":1,"maxItems":50,"type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]+$"},"title":{"type":"string"},"operator":{"type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","matches","gt","gte","lt","lte","in","exists","not_exists","default"]},"operand":{}},"required":["id","operator"],"additionalProperties":false}}},"required":["value","routes"],"additionalProperties":false}'::jsonb,
+    '[{"rule":"unique","list":"routes","field":"id","message":"id \"{id}\" is used twice in routes"},{"rule":"only_last","list":"routes","where":{"field":"operator","in":["default"]},"message":"the \"default\" route must be the last one"},{"rule":"requires","list":"routes","where":{"field":"operator","notIn":["exists","not_exists","default"]},"field":"operand","message":"operator \"{operator}\" needs an operand"}]'::jsonb,
+    '{"prefix":"router-","list":"routes","noun":"route"}'::jsonb),
+  (7, 'function', 'core', '{"type":"object","properties":{"code":{"type":"string"},"timeoutMs":{"type":"integer","minimum":1,"maximum":60000},"memoryLimitMb":{"type":"integer","minimum":1,"maximum":128}},"required":["code"],"additionalProperties":false}'::jsonb,
+    '[]'::jsonb,
+    null),
+  (8, 'variables', 'core', '{"type":"object","properties":{"assignments":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"value":{}},"required":["name","value"],"additionalProperties":false}}},"required":["assignments"],"additionalProperties":false}'::jsonb,
+    '[{"rule":"unique","list":"assignments","field":"name","message":"name \"{name}\" is used twice in assignments"}]'::jsonb,
+    null),
+  (9, 'wait', 'core', '{"type":"object","properties":{"amount":{"anyOf":[{"type":"number","minimum":0},{"type":"string","minLength":1}]},"unit":{"type":"string","enum":["ms","seconds","minutes"]},"timeoutMs":{"type":"integer","minimum":1,"maximum":360000}},"required":["amount","unit"],"additionalProperties":false}'::jsonb,
+    '[]'::jsonb,
+    null),
+  (10, 'response', 'core', '{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"type":"string","minLength":1}]},"headers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"body":{}},"additionalProperties":false}'::jsonb,
+    '[]'::jsonb,
+    null),
+  (11, 'loop', 'container', '{"type":"object","properties":{},"additionalProperties":false}'::jsonb,
+    '[]'::jsonb,
+    null),
+  (12, 'parallel', 'container', '{"type":"object","properties":{},"additionalProperties":false}'::jsonb,
+    '[]'::jsonb,
+    null);
+insert into workflows_private.schemas (name, schema) values ('state', '{"type":"object","properties":{"blocks":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"id":{"type":"string","minLength":1},"type":{"type":"string","minLength":1},"name":{"type":"string","pattern":"\\S"},"config":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{}},"enabled":{"type":"boolean"},"position":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}},"required":["id","type","name"],"additionalProperties":false}},"edges":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string","minLength":1},"source":{"type":"string","minLength":1},"target":{"type":"string","minLength":1},"sourceHandle":{"anyOf":[{"type":"string","minLength":1},{"type":"null"}]}},"required":["id","source","target"],"additionalProperties":false}},"loops":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"nodes":{"type":"array","items":{"type":"string","minLength":1}},"loopType":{"type":"string","enum":["for","forEach"]},"iterations":{"anyOf":[{"type":"integer","minimum":1,"maximum":1000},{"type":"string","minLength":1}]},"forEachItems":{}},"required":["nodes","loopType"],"additionalProperties":false}},"parallels":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"nodes":{"type":"array","items":{"type":"string","minLength":1}},"parallelType":{"type":"string","enum":["count","collection"]},"count":{"anyOf":[{"type":"integer","minimum":1,"maximum":1000},{"type":"string","minLength":1}]},"distribution":{}},"required":["nodes","parallelType"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb)
+  on conflict (name) do update set schema = excluded.schema;
