@@ -1,23 +1,3 @@
-import { createClient, type SupabaseClient } from "@supabase/supabase-js";
-import { requireEnv } from "./env.ts";
-
-const serverOptions = { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } };
-
-/**
- * The one place a service-role client is created. It bypasses row-level security, so every use
- * must be a deliberate server-side decision; search for this function to audit them all.
- */
-export function createServiceRoleClient(): SupabaseClient {
-  return createClient(requireEnv("SUPABASE_URL"), requireEnv("SUPABASE_SERVICE_ROLE_KEY"), serverOptions);
-}
-
-/**
- * A client that acts as the caller: their `Authorization` header is forwarded, so PostgREST
- * applies row-level security for that user exactly as for a direct data-API call.
- */
-export function createCallerClient(authorization: string): SupabaseClient {
-  return createClient(requireEnv("SUPABASE_URL"), requireEnv("SUPABASE_ANON_KEY"), {
-    ...serverOptions,
-    global: { headers: { Authorization: authorization } },
-  });
-}
+// The clients moved to db/supabase-clients.ts. This re-export keeps _shared/workflows/ building
+// while another change reshapes that folder; delete it once workflow-store imports db/ directly.
+export { createCallerClient, createServiceRoleClient } from "./db/supabase-clients.ts";
