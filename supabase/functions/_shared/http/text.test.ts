@@ -23,6 +23,12 @@ describe("findUnstorableText", () => {
     expect(findUnstorableText({ metadata: { "a\u0000": 1 } })).toBe("metadata.(key)");
   });
 
+  it("walks JSON nested far deeper than the call stack allows", () => {
+    const deep = JSON.parse(`${"[".repeat(100_000)}"\\u0000"${"]".repeat(100_000)}`);
+    expect(findUnstorableText(deep)).toMatch(/^0(\.0)+$/);
+    expect(findUnstorableText(JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`))).toBeNull();
+  });
+
   it("is null for storable values and for non-text ones", () => {
     expect(findUnstorableText({ a: [1, true, null, "ok"], b: 1e308 })).toBeNull();
     expect(findUnstorableText("\u0000")).toBe("(value)");

@@ -15,15 +15,34 @@ export function isStorableText(value: string): boolean {
 
 /**
  * The path (`acoes.3.metadata.nota`, or `(key)` suffixes for object keys) of the first string in a
- * JSON-like value that Postgres cannot store, or null when every string is storable.
+ * JSON-like value that Postgres cannot store, or null when every string is storable. Walks with
+ * its own stack, so JSON nested thousands deep (which JSON.parse accepts) cannot overflow it.
  */
-export function findUnstorableText(value: unknown, path: string[] = []): string | null {
-  if (typeof value === "string") return isStorableText(value) ? null : path.join(".") || "(value)";
-  if (typeof value !== "object" || value === null) return null;
-  for (const [key, item] of Object.entries(value)) {
-    if (!isStorableText(key)) return [...path, "(key)"].join(".");
-    const found = findUnstorableText(item, [...path, key]);
-    if (found !== null) return found;
+export function findUnstorableText(value: unknown): string | null {
+  const pending: Visit[] = [{ value, key: null, parent: null }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (typeof next.value === "string") {
+      if (!isStorableText(next.value)) return pathOf(next) || "(value)";
+      continue;
+    }
+    if (typeof next.value !== "object" || next.value === null) continue;
+    const entries = Object.entries(next.value);
+    for (const [key] of entries) if (!isStorableText(key)) return [pathOf(next), "(key)"].filter(Boolean).join(".");
+    // Pushed in reverse, so fields are checked in order and the first bad one is named.
+    for (let index = entries.length - 1; index >= 0; index -= 1) pending.push({ value: entries[index][1], key: entries[index][0], parent: next });
   }
   return null;
+}
+
+/** A value met on the walk, linked to its parent so a path is only built for a hit. */
+interface Visit {
+  value: unknown;
+  key: string | null;
+  parent: Visit | null;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let at: Visit | null = visit; at?.key != null; at = at.parent) keys.push(at.key);
+  return keys.reverse().join(".");
 }
