@@ -53,7 +53,7 @@ export function createRouter(routes: readonly Route[], service: ServiceContext):
   app.onError((error, c) => answerError(error, c.req.raw, service));
   app.notFound(async (c) => await errors.render(notFound(c)));
   app.use("*", async (c, next) => {
-    if (!decodes(new URL(c.req.url).pathname)) throw notFound(c);
+    if (c.req.url.includes("%") && !decodes(new URL(c.req.url).pathname)) throw notFound(c);
     await next();
   });
 
