@@ -5,7 +5,7 @@ import { supabaseCli } from "../platform/migrations.ts";
 import { PlatformError } from "../platform/process/errors.ts";
 
 /** Where the generated database types are committed; edge functions and tests import them. */
-export const TYPES_FILE = join(PROJECT_ROOT, "supabase", "functions", "_shared", "database.types.ts");
+export const TYPES_FILE = join(PROJECT_ROOT, "supabase", "functions", "_shared", "db", "database.types.ts");
 
 /** `npm run db:types`: `supabase gen types typescript` against the running dev stack. */
 export async function main(): Promise<number> {

@@ -79,8 +79,20 @@ export const verifyBody = z.object({
 /** Decoded POST /verify body. */
 export type VerifyBody = z.infer<typeof verifyBody>;
 
+/** Largest value GoTrue's strconv.ParseUint reads; anything above is a 400 there, as here. */
+const MAX_UINT64 = 18446744073709551615n;
+
+/** A `page` or `per_page` query value: digits, within a uint64. */
+function pageNumber(name: string) {
+  return z
+    .string()
+    .regex(/^\d*$/, `${name} must be a non-negative integer`)
+    .refine((value) => !/^\d+$/.test(value) || BigInt(value) <= MAX_UINT64, `${name} is out of range`)
+    .optional();
+}
+
 /** GET /admin/users query: digits only, as Go's strconv.ParseUint accepts; empty means default. */
 export const paginationQuery = z.object({
-  page: z.string().regex(/^\d*$/, "page must be a non-negative integer").optional(),
-  per_page: z.string().regex(/^\d*$/, "per_page must be a non-negative integer").optional(),
+  page: pageNumber("page"),
+  per_page: pageNumber("per_page"),
 });

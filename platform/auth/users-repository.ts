@@ -277,6 +277,8 @@ export async function listUsers(db: Db, aud: string, page: number, perPage: numb
   const [{ count }] = await db<{ count: string }[]>`
     select count(*)::text as count from auth.users where instance_id = ${NIL_INSTANCE_ID} and aud = ${aud}`;
   const offset = Math.max(page - 1, 0) * perPage;
+  // A page past 2^53 users cannot hold any (and would not fit Postgres's bigint offset).
+  if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(perPage)) return { records: [], total: Number(count) };
   const users = await db<UserRow[]>`
     select * from auth.users where instance_id = ${NIL_INSTANCE_ID} and aud = ${aud}
     order by created_at desc, id desc limit ${perPage} offset ${offset}`;

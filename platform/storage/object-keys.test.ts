@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StorageFailure } from "./errors.ts";
-import { assertBucketName, assertObjectKey, objectLocation } from "./object-keys.ts";
+import { assertBucketName, assertObjectKey, objectLocation, pathBucketId } from "./object-keys.ts";
 
 describe("objectLocation", () => {
   it("splits bucket and object name after the route's own segments", () => {
@@ -15,6 +15,15 @@ describe("objectLocation", () => {
 
   it("refuses a malformed percent-encoding as an invalid key", () => {
     expect(() => objectLocation("/object/b/%E0%A4%A", 1)).toThrow(StorageFailure);
+  });
+});
+
+describe("names read from a path", () => {
+  it("refuses a NUL in a bucket id or an object name (Postgres cannot compare it) as invalid, not as a 500", () => {
+    expect(() => objectLocation("/object/b/a%00b", 1)).toThrow(expect.objectContaining({ code: "InvalidKey" }));
+    expect(() => objectLocation("/object/%00/a", 1)).toThrow(expect.objectContaining({ code: "InvalidBucketName" }));
+    expect(() => pathBucketId("a\u0000b")).toThrow(StorageFailure);
+    expect(pathBucketId("avatars")).toBe("avatars");
   });
 });
 

@@ -21,6 +21,16 @@ export function assertObjectKey(key: string): void {
 }
 
 /**
+ * A bucket id read from a path, for a lookup. Postgres cannot even compare text holding a NUL
+ * (22021), and no bucket can be named so (assertBucketName), so such an id is refused as invalid
+ * instead of failing in SQL.
+ */
+export function pathBucketId(id: string): string {
+  if (id.includes("\u0000")) throw storageErrors.invalidBucketName();
+  return id;
+}
+
+/**
  * Splits an object route's pathname into bucket and object name. `skip` is the number of leading
  * segments that name the route ("object", "sign", ...). Segments are percent-decoded one by one so
  * an encoded "/" inside a segment stays part of the name, as it does on S3.
@@ -28,7 +38,10 @@ export function assertObjectKey(key: string): void {
 export function objectLocation(pathname: string, skip: number): { bucketId: string; objectName: string } {
   const segments = pathname.split("/").slice(1 + skip).map(decodeSegment);
   const [bucketId = "", ...rest] = segments;
-  return { bucketId, objectName: rest.join("/") };
+  const objectName = rest.join("/");
+  // No object can be named with a NUL (assertObjectKey), and Postgres could not look one up.
+  if (objectName.includes("\u0000")) throw storageErrors.invalidKey(objectName);
+  return { bucketId: pathBucketId(bucketId), objectName };
 }
 
 /** The raw (still percent-encoded) path segments after the leading slash. */

@@ -5,7 +5,7 @@ import type { StorageContext } from "./context.ts";
 import { asCaller, type RequestScope } from "./database.ts";
 import { storageErrors } from "./errors.ts";
 import { verifyAuthorization } from "./identity.ts";
-import { assertBucketName } from "./object-keys.ts";
+import { assertBucketName, pathBucketId } from "./object-keys.ts";
 import { bucketHasObjects, deleteAllObjects } from "./objects-repository.ts";
 import { createBucketBody, listBucketsQuery, readJson, updateBucketBody, validate } from "./schemas.ts";
 
@@ -50,7 +50,7 @@ export function createBucketRoutes(ctx: StorageContext): Hono {
 
   app.get("/:id", async (c) => {
     const scope = await scopeOf(c.req.raw, "storage.bucket.get");
-    const bucket = await asCaller(ctx.db, scope, (tx) => findBucket(tx, c.req.param("id")));
+    const bucket = await asCaller(ctx.db, scope, (tx) => findBucket(tx, pathBucketId(c.req.param("id"))));
     if (!bucket) throw storageErrors.noSuchBucket();
     return c.json(bucket);
   });
@@ -60,7 +60,7 @@ export function createBucketRoutes(ctx: StorageContext): Hono {
     const body = await readJson(c.req.raw, updateBucketBody);
     const fileSizeLimit = bucketSizeLimit(body.file_size_limit, ctx.settings.fileSizeLimit);
     const updated = await asCaller(ctx.db, scope, (tx) =>
-      updateBucket(tx, c.req.param("id"), {
+      updateBucket(tx, pathBucketId(c.req.param("id")), {
         public: body.public ?? undefined,
         fileSizeLimit,
         allowedMimeTypes: body.allowed_mime_types,
@@ -72,7 +72,7 @@ export function createBucketRoutes(ctx: StorageContext): Hono {
 
   app.post("/:id/empty", async (c) => {
     const scope = await scopeOf(c.req.raw, "storage.bucket.empty");
-    const id = c.req.param("id");
+    const id = pathBucketId(c.req.param("id"));
     const versions = await asCaller(ctx.db, scope, async (tx) => {
       if (!(await findBucket(tx, id))) throw storageErrors.noSuchBucket();
       return deleteAllObjects(tx, id);
@@ -83,7 +83,7 @@ export function createBucketRoutes(ctx: StorageContext): Hono {
 
   app.delete("/:id", async (c) => {
     const scope = await scopeOf(c.req.raw, "storage.bucket.delete");
-    const id = c.req.param("id");
+    const id = pathBucketId(c.req.param("id"));
     const deleted = await asCaller(
       ctx.db,
       scope,

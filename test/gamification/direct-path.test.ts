@@ -1,5 +1,5 @@
 /**
- * The api function's direct database path (supabase/functions/_shared/direct-rpc.ts and
+ * The api function's direct database path (supabase/functions/_shared/db/direct-rpc.ts and
  * gamification/runner.ts) against the running stack: SQL functions run as the verified caller,
  * settings stay inside the call's transaction, no other role can be taken, and the answers match
  * those of the PostgREST path that tokens the function cannot verify still take.
@@ -7,10 +7,12 @@
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { callAsCaller, openDirectDatabase, type DirectDatabase } from "../../supabase/functions/_shared/direct-rpc.ts";
+import { callAsCaller, openDirectDatabase, type DirectDatabase } from "../../supabase/functions/_shared/db/direct-rpc.ts";
+import { createClaimsVerifier } from "../../supabase/functions/_shared/db/jwt-claims.ts";
+import { gamificationErrors } from "../../supabase/functions/_shared/gamification/errors.ts";
 import { createGamificationHandler } from "../../supabase/functions/_shared/gamification/http.ts";
 import { createDirectRunner, postgrestRunner } from "../../supabase/functions/_shared/gamification/runner.ts";
-import { createClaimsVerifier } from "../../supabase/functions/_shared/jwt-claims.ts";
+import { resolveCaller, type TokenPrincipal } from "../../supabase/functions/_shared/http/caller.ts";
 import { env } from "../helpers/env.ts";
 import { createCall, createCity, createTechnician, type Technician } from "./factories.ts";
 
@@ -61,20 +63,28 @@ describe("callAsCaller", () => {
 });
 
 describe("the gamification handler over the direct path", () => {
-  const direct = createDirectRunner(createClaimsVerifier(projectKeys), () => db);
+  const verify = createClaimsVerifier(projectKeys);
+  const direct = createDirectRunner(() => db);
+
+  /** The caller a request with `token` resolves to, verified with the project's keys. */
+  async function callerWith(token: string): Promise<TokenPrincipal> {
+    const caller = await resolveCaller(new Request(base, { headers: { Authorization: `Bearer ${token}` } }), { errors: gamificationErrors, verify });
+    if (caller.kind === "apiKey" || caller.authorization === null) throw new Error("the token was not read");
+    return caller;
+  }
 
   it("answers a role without EXECUTE as PostgREST does: 401 for anon, 403 for others", async () => {
-    const anon = await direct(`Bearer ${env.anonKey}`)("test_members_only", {});
+    const anon = await direct(await callerWith(env.anonKey))("test_members_only", {});
     expect([anon.status, anon.error?.code]).toEqual([401, "42501"]);
-    const service = await direct(`Bearer ${env.serviceRoleKey}`)("test_members_only", {});
+    const service = await direct(await callerWith(env.serviceRoleKey))("test_members_only", {});
     expect([service.status, service.error?.code]).toEqual([403, "42501"]);
-    const member = await direct(`Bearer ${technician.accessToken}`)("test_members_only", {});
+    const member = await direct(await callerWith(technician.accessToken))("test_members_only", {});
     expect([member.status, member.data]).toEqual([200, "ok"]);
   });
 
   it("answers like the PostgREST path for the same request", async () => {
-    const viaPostgrest = createGamificationHandler(postgrestRunner);
-    const viaDatabase = createGamificationHandler(direct);
+    const viaPostgrest = createGamificationHandler({ runnerFor: postgrestRunner, verify });
+    const viaDatabase = createGamificationHandler({ runnerFor: direct, verify });
     const chamado = await createCall(technician);
     const scored = await viaDatabase(new Request(`${base}/points`, {
       method: "POST",
@@ -98,7 +108,7 @@ describe("the gamification handler over the direct path", () => {
   it("sends tokens it holds no key for through PostgREST, which judges them", async () => {
     const { publicKey, privateKey } = await generateKeyPair("ES256");
     const keys = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: "published", alg: "ES256" }] });
-    const handler = createGamificationHandler(createDirectRunner(createClaimsVerifier(keys), () => db));
+    const handler = createGamificationHandler({ runnerFor: createDirectRunner(() => db), verify: createClaimsVerifier(keys) });
     const stranger = await new SignJWT({ role: "authenticated", sub: technician.id }).setProtectedHeader({ alg: "ES256", kid: "published" }).setExpirationTime("1h").sign(privateKey);
     // The function verifies this one itself (its kid is published), and it is valid.
     const own = await handler(new Request(`${base}/badges/user/${technician.id}`, { headers: { Authorization: `Bearer ${stranger}` } }));

@@ -54,6 +54,21 @@ describe("rankings", () => {
     await concludeCalls(lia, 1);
   });
 
+  describe("text Postgres cannot store", () => {
+    it.each([
+      ["a NUL as the city", "/rankings/local", { cidade: "\u0000" }, "cidade"],
+      ["a NUL inside the city", "/rankings/local", { cidade: "São\u0000Paulo" }, "cidade"],
+      ["a NUL as the category", "/rankings/categoria/%00", {}, "categoria"],
+      ["a NUL as the national level", "/rankings/nacional", { categoria: "\u0000" }, "categoria"],
+    ])("refuses %s with 400 PARAMETRO_INVALIDO naming the field, through both base paths", async (_what, path, query, campo) => {
+      for (const via of ["functions", "root"] as const) {
+        const answer = await callApi("GET", path, { token: joana.accessToken, query, via });
+        expect(answer.status).toBe(400);
+        expect(answer.body.error).toMatchObject({ codigo: "PARAMETRO_INVALIDO", detalhes: [{ campo }] });
+      }
+    });
+  });
+
   describe("GET /rankings/local", () => {
     it("ranks the caller's city by points in the month, with meta and the caller's position", async () => {
       const answer = await local(kaio.accessToken);

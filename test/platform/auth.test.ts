@@ -458,6 +458,15 @@ describe("admin API", () => {
     expect(row.encrypted_password).toMatch(/^\$2a\$10\$/);
   });
 
+  it("answers a page or page size past any real one with 400 or an empty page, never 500", async () => {
+    const beyond = await authFetch("/admin/users?page=99999999999999999999999&per_page=2", { key: env.serviceRoleKey });
+    expect(beyond.status).toBe(400);
+    expect(await beyond.json()).toMatchObject({ code: "validation_failed" });
+    const far = await authFetch("/admin/users?page=18446744073709551615&per_page=1000", { key: env.serviceRoleKey });
+    expect(far.status).toBe(200);
+    expect(((await far.json()) as { users: unknown[] }).users).toEqual([]);
+  });
+
   it("listUsers paginates with X-Total-Count and Link headers auth-js understands", async () => {
     for (let index = 0; index < 3; index++) await adminUser();
     const { data, error } = await admin().listUsers({ page: 1, perPage: 2 });

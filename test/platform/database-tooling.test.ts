@@ -25,7 +25,7 @@ describe("the real Supabase CLI against the local database", () => {
     if (!generatedFile) throw new Error("GENERATED_TYPES_FILE is not set: run through `npm test`.");
     const generated = readFileSync(generatedFile, "utf8");
     expect(generated).toContain("export type Database");
-    const committed = readFileSync(join(root, "supabase", "functions", "_shared", "database.types.ts"), "utf8");
+    const committed = readFileSync(join(root, "supabase", "functions", "_shared", "db", "database.types.ts"), "utf8");
     expect(generated).toBe(committed);
   });
 });

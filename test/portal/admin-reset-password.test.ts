@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { anonClient, serviceClient, type TestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
@@ -33,6 +34,22 @@ async function signsIn(email: string, password: string): Promise<boolean> {
 }
 
 describe("admin-reset-password", () => {
+  it("resets the password of a user whose id is a valid Postgres UUID but not RFC 9562, who then signs in and is let in", async () => {
+    // Version nibble c and variant nibble 0: Postgres stores it; an RFC validator refuses it (the gamification seed's ids).
+    const hex = randomUUID().replace(/-/g, "");
+    const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-c${hex.slice(13, 16)}-0${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    const email = `seed-like-${hex}@example.test`;
+    const created = await serviceClient().auth.admin.createUser({ id, email, password: "Antiga-Senha-2026", email_confirm: true });
+    expect(created.error).toBeNull();
+    const result = await reset(admin.accessToken, { userId: id, newPassword: "Nova-Senha-2026" });
+    expect(result).toEqual({ status: 200, body: { userId: id, passwordReset: true } });
+    const session = await anonClient().auth.signInWithPassword({ email, password: "Nova-Senha-2026" });
+    expect(session.error).toBeNull();
+    // Signed in, the user is a caller like any other: 404 for a proposal that does not exist, not 401.
+    const pdf = await callFunction("generate-proposal-pdf", { token: session.data.session!.access_token, body: { proposalId: randomUUID() } });
+    expect([pdf.status, ((await pdf.json()) as { error: { code: string } }).error.code]).toEqual([404, "proposal_not_found"]);
+  });
+
   it("an admin resets a technician's password: the new one works, the old one no longer does", async () => {
     const result = await reset(admin.accessToken, { userId: technician.id, newPassword: "Nova-Senha-2026" });
     expect(result).toEqual({ status: 200, body: { userId: technician.id, passwordReset: true } });

@@ -78,10 +78,20 @@ describe("GET", () => {
     expect(page.status).toBe(409);
     expect(page.html).toContain("Proposta encerrada");
   });
-  it("refuses other methods with 405", async () => {
-    const response = await fetch(link(fixture.proposal.approval_token), { method: "PUT" });
+  it.each(["PUT", "DELETE", "PATCH"])("refuses %s with 405 and the page, in the documented shape", async (method) => {
+    const response = await fetch(link(fixture.proposal.approval_token), { method });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.text()).toContain('<html lang="pt-BR">');
+  });
+
+  it.each([["a NUL", "%00"], ["a NUL after a real token", null], ["text that is not UTF-8", "%FF%FE"]])("answers a token holding %s with the 400 incomplete-link page, not an outage", async (_what, raw) => {
+    const token = raw ?? `${encodeURIComponent(fixture.proposal.approval_token)}%00`;
+    const response = await fetch(`${env.url}/functions/v1/approve-proposal?token=${token}`);
+    expect(response.status).toBe(raw === "%FF%FE" ? 404 : 400);
+    expect(await response.text()).toContain(raw === "%FF%FE" ? "Proposta não encontrada" : "Link incompleto");
   });
 });
 
@@ -127,6 +137,14 @@ describe("POST", () => {
     const proposal = await freshProposal();
     const answer = await post(proposal.approval_token, { email: fixture.customer.email, action: "approve" }, "application/json");
     expect(answer.status).toBe(415);
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+  });
+  it("shows the form again with 400 for an e-mail holding a NUL, changing nothing", async () => {
+    const proposal = await freshProposal();
+    const answer = await post(proposal.approval_token, { email: `${fixture.customer.email}\u0000`, action: "approve" });
+    expect(answer.status).toBe(400);
+    expect(answer.html).toContain('role="alert"');
+    expect(answer.html).toContain("<form");
     expect((await readProposal(proposal.id)).status).toBe("pending");
   });
   it("answers 404 for an unknown token", async () => {

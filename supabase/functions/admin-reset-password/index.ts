@@ -1,37 +1,36 @@
 // admin-reset-password: an admin sets a new password for a user. Admins only; a super admin's
 // password only by a super admin; the password policy is enforced; every reset is audited.
 // POST {"userId": "<uuid>", "newPassword": "<password>"} → 200 {"userId", "passwordReset": true}.
+import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
+import { HttpError } from "../_shared/http/errors.ts";
 import { isAdministrator, requireCaller, rolesOf } from "../_shared/portal/caller.ts";
-import { PortalError } from "../_shared/portal/errors.ts";
-import { jsonHandler, jsonResponse, readJsonBody, requireMethod } from "../_shared/portal/http.ts";
-import { logEvent } from "../_shared/portal/log.ts";
+import { jsonResponse } from "../_shared/portal/errors.ts";
+import { readJsonBody, servePortalFunction } from "../_shared/portal/http.ts";
 import { passwordProblems } from "../_shared/portal/password-policy.ts";
 import { decidePasswordReset } from "../_shared/portal/reset-permission.ts";
 import { resetPasswordBodySchema } from "../_shared/portal/schemas.ts";
-import { createServiceRoleClient } from "../_shared/supabase-clients.ts";
 
-Deno.serve(jsonHandler("admin-reset-password", async (request) => {
-  requireMethod(request, "POST");
-  const caller = requireCaller(request);
+Deno.serve(servePortalFunction("admin-reset-password", ["POST"], async (request, log) => {
+  const caller = await requireCaller(request);
   const { userId, newPassword } = await readJsonBody(request, resetPasswordBodySchema);
 
   const callerRoles = await rolesOf(caller.client, caller.userId);
   // Checked before anything about the target, so non-admins cannot probe which user ids exist.
-  if (!isAdministrator(callerRoles)) throw new PortalError(403, "not_an_admin", "Only admins can reset passwords");
+  if (!isAdministrator(callerRoles)) throw new HttpError(403, "not_an_admin", "Only admins can reset passwords");
   const problems = passwordProblems(newPassword);
-  if (problems.length > 0) throw new PortalError(422, "weak_password", "The new password does not meet the password policy", problems);
+  if (problems.length > 0) throw new HttpError(422, "weak_password", "The new password does not meet the password policy", problems);
 
   // The service role is needed to read another user's roles and to change their password.
   const service = createServiceRoleClient();
   const target = await service.auth.admin.getUserById(userId);
-  if (target.error || !target.data.user) throw new PortalError(404, "user_not_found", `No user ${userId}`);
+  if (target.error || !target.data.user) throw new HttpError(404, "user_not_found", `No user ${userId}`);
   const decision = decidePasswordReset(callerRoles, await rolesOf(service, userId));
-  if (!decision.allowed) throw new PortalError(403, decision.code, decision.message);
+  if (!decision.allowed) throw new HttpError(403, decision.code, decision.message);
 
   const updated = await service.auth.admin.updateUserById(userId, { password: newPassword });
-  if (updated.error) throw new PortalError(502, "auth_error", updated.error.message);
+  if (updated.error) throw new HttpError(502, "auth_error", updated.error.message);
   const audit = await service.from("audit_log").insert({ action: "user.password_reset", actor_id: caller.userId, entity_type: "user", entity_id: userId });
-  if (audit.error) logEvent("error", "password_reset_not_audited", { actor: caller.userId, target: userId, message: audit.error.message });
-  logEvent("info", "password_reset", { actor: caller.userId, target: userId });
+  if (audit.error) log.error("password_reset_not_audited", { actor: caller.userId, target: userId, message: audit.error.message });
+  log.info("password_reset", { actor: caller.userId, target: userId });
   return jsonResponse({ userId, passwordReset: true });
 }));

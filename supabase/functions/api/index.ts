@@ -1,19 +1,17 @@
-// The specs' /api/* surface (decisions.md, "Base URL"): a thin router that hands each path family
-// to its service's handler in _shared. Served at /functions/v1/api/* and, locally, at the
-// gateway's root /api/*; either way the path seen here starts with /api.
-import { handleGamificationRequest } from "../_shared/gamification/http.ts";
+// The specs' /api/* surface (decisions.md, "Base URL"): a Hono app that mounts each service's
+// routes. Served at /functions/v1/api/* and, locally, at the gateway's root /api/*; either way the
+// path seen here starts with /api (hosted Supabase strips /functions/v1, as the local host does).
+import { Hono } from "hono";
+import { createGamificationApp } from "../_shared/gamification/http.ts";
+import { PREFIX as GAMIFICATION } from "../_shared/gamification/routes.ts";
+import { answerError } from "../_shared/http/routing.ts";
+import { workflowErrors, workflowLog } from "../_shared/http/workflow-errors.ts";
 import { handleWorkflowRequest } from "../_shared/workflows/api/routes.ts";
 
-type Handler = (request: Request) => Promise<Response>;
+const app = new Hono({ strict: false });
+app.route(GAMIFICATION, createGamificationApp());
+app.all("/api/workflows/*", (c) => handleWorkflowRequest(c.req.raw));
+app.notFound((c) => workflowErrors.render(workflowErrors.describe({ kind: "not_found", method: c.req.method, path: new URL(c.req.url).pathname })));
+app.onError((error, c) => answerError(error, c.req.raw, { errors: workflowErrors, logger: workflowLog }));
 
-const routes: [prefix: string, handler: Handler][] = [
-  ["/api/v1/gamification/", handleGamificationRequest],
-  ["/api/workflows/", handleWorkflowRequest],
-];
-
-Deno.serve(async (request) => {
-  const { pathname } = new URL(request.url);
-  const match = routes.find(([prefix]) => pathname.startsWith(prefix));
-  if (match) return await match[1](request);
-  return Response.json({ error: `No route for ${request.method} ${pathname}`, code: "NOT_FOUND" }, { status: 404 });
-});
+Deno.serve((request) => app.fetch(request));

@@ -4,12 +4,19 @@
 // token is the credential, checked by the security-definer functions get_proposal_for_approval and
 // respond_to_proposal, which this function calls as an anonymous client (no service role).
 // Statuses: 200 form or confirmation; 400 missing token or incomplete form; 403 e-mail mismatch;
-// 404 unknown token; 409 already answered or cancelled; 410 expired; 415 not a form; 503 outage.
+// 404 unknown token; 405 another method; 409 already answered or cancelled; 410 expired; 413 a body
+// far larger than the form; 415 not a form; 503 outage. Every answer is a page, errors included.
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { z } from "zod";
-import { requireEnv } from "../_shared/env.ts";
+import { requireEnv } from "../_shared/db/env.ts";
+import { createCallerClient } from "../_shared/db/supabase-clients.ts";
+import { readForm, readQuery, validate } from "../_shared/http/body.ts";
+import { HttpError, type Problem, type ServiceErrors } from "../_shared/http/errors.ts";
+import { type Logger, requestLogger } from "../_shared/http/logger.ts";
+import { serveEndpoint } from "../_shared/http/routing.ts";
 import {
   type ApprovalPage,
+  type ApprovalProblem,
   type ApprovalSummary,
   approvalOutcomeSchema,
   approvalSummarySchema,
@@ -17,10 +24,8 @@ import {
   renderApprovalForm,
   renderProblem,
 } from "../_shared/portal/approval-page.ts";
-import { forwardedFor } from "../_shared/portal/http.ts";
-import { logEvent } from "../_shared/portal/log.ts";
+import { forwardedFor, portalLog } from "../_shared/portal/http.ts";
 import { approvalFormSchema, approvalQuerySchema } from "../_shared/portal/schemas.ts";
-import { createCallerClient } from "../_shared/supabase-clients.ts";
 
 const HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -43,9 +48,40 @@ const MESSAGES = {
   mismatch: "O e-mail informado não é o cadastrado para esta proposta. Confira e tente de novo.",
 };
 
-function html(page: ApprovalPage): Response {
-  return new Response(page.html, { status: page.status, headers: HEADERS });
+/** The largest form accepted: the page's form sends an e-mail address and a word. */
+const MAX_FORM_BYTES = 16 * 1024;
+
+function html(page: ApprovalPage, headers: Record<string, string> = {}): Response {
+  return new Response(page.html, { status: page.status, headers: { ...HEADERS, ...headers } });
 }
+
+/** An error answered with the page for `problem` (its code), e.g. 405 with Allow. */
+function pageError(problem: ApprovalProblem | "incomplete_form"): HttpError {
+  return new HttpError(problem === "incomplete_form" ? 400 : renderProblem(problem).status, problem, problem);
+}
+
+/**
+ * The toolkit's problems as this function's pages. A bad token (missing, too long, holding a NUL)
+ * is the "incomplete link" page; a bad form is shown again (answer() catches incomplete_form).
+ */
+const approvalErrors: ServiceErrors = {
+  describe(problem: Problem): HttpError {
+    switch (problem.kind) {
+      case "method_not_allowed":
+        return pageError("method_not_allowed");
+      case "unsupported_media_type":
+        return pageError("unsupported_media_type");
+      case "body_too_large":
+        return pageError("too_large");
+      case "unstorable_text":
+      case "invalid_input":
+        return pageError(problem.part === "query" ? "missing_token" : "incomplete_form");
+      default:
+        return pageError("unavailable");
+    }
+  },
+  render: (error) => html(renderProblem(error.code === "incomplete_form" ? "missing_token" : (error.code as ApprovalProblem)), error.headers),
+};
 
 /** The anonymous client and the visitor it acts for. */
 interface Visitor {
@@ -69,13 +105,16 @@ async function formOrProblem(visitor: Visitor, token: string, options: { status?
   return renderApprovalForm(summary, token, options);
 }
 
-async function answer(visitor: Visitor, token: string, request: Request): Promise<ApprovalPage> {
-  if (!(request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-    return renderProblem("unsupported_media_type");
+async function answer(visitor: Visitor, token: string, request: Request, log: Logger): Promise<ApprovalPage> {
+  let fields: Record<string, string>;
+  try {
+    fields = await readForm(request, { errors: approvalErrors, maxBytes: MAX_FORM_BYTES });
+  } catch (error) {
+    if (error instanceof HttpError && error.code === "incomplete_form") return await formOrProblem(visitor, token, { status: 400, error: MESSAGES.incomplete });
+    throw error;
   }
-  const fields = new URLSearchParams(await request.text());
-  const email = fields.get("email") ?? "";
-  const form = approvalFormSchema.safeParse({ email, action: fields.get("action") ?? undefined });
+  const email = fields.email ?? "";
+  const form = approvalFormSchema.safeParse({ email, action: fields.action });
   if (!form.success) return await formOrProblem(visitor, token, { status: 400, email, error: MESSAGES.incomplete });
 
   const query = visitor.client.rpc("respond_to_proposal", { _token: token, _email: form.data.email, _action: form.data.action });
@@ -85,7 +124,7 @@ async function answer(visitor: Visitor, token: string, request: Request): Promis
   switch (result.outcome) {
     case "approved":
     case "rejected":
-      logEvent("info", "proposal_answered", { code: result.proposal_code, outcome: result.outcome });
+      log.info("proposal_answered", { code: result.proposal_code, outcome: result.outcome });
       return renderAnswered(result.outcome, result.proposal_code ?? "");
     case "email_mismatch":
       return await formOrProblem(visitor, token, { status: 403, email, error: MESSAGES.mismatch });
@@ -97,18 +136,16 @@ async function answer(visitor: Visitor, token: string, request: Request): Promis
   }
 }
 
-Deno.serve(async (request) => {
-  if (!["GET", "HEAD", "POST"].includes(request.method)) {
-    return new Response("Method not allowed", { status: 405, headers: { allow: "GET, HEAD, POST" } });
-  }
-  const query = approvalQuerySchema.safeParse({ token: new URL(request.url).searchParams.get("token") ?? undefined });
-  if (!query.success) return html(renderProblem("missing_token"));
-  try {
+const logger = portalLog.with({ function: "approve-proposal" });
+
+Deno.serve(serveEndpoint({
+  methods: ["GET", "HEAD", "POST"],
+  errors: approvalErrors,
+  logger,
+  async handle(request) {
+    const { token } = validate(approvalQuerySchema, readQuery(request, approvalErrors), "query", approvalErrors);
     // An anonymous client: the approval functions are granted to anon, the token authorises.
     const visitor = { client: createCallerClient(`Bearer ${requireEnv("SUPABASE_ANON_KEY")}`), address: forwardedFor(request) };
-    return html(request.method === "POST" ? await answer(visitor, query.data.token, request) : await formOrProblem(visitor, query.data.token));
-  } catch (error) {
-    logEvent("error", "approval_page_failed", { message: error instanceof Error ? error.message : String(error) });
-    return html(renderProblem("unavailable"));
-  }
-});
+    return html(request.method === "POST" ? await answer(visitor, token, request, requestLogger(logger, request)) : await formOrProblem(visitor, token));
+  },
+}));

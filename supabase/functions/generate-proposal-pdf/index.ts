@@ -3,21 +3,21 @@
 // URL. Only the proposal's technician or an admin may call it.
 // POST {"proposalId": "<uuid>"} → 200 {"proposalId", "code", "path", "signedUrl", "expiresIn"}.
 import { approvalLink } from "../_shared/portal/approval-link.ts";
+import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
+import { HttpError } from "../_shared/http/errors.ts";
 import { requireCaller } from "../_shared/portal/caller.ts";
-import { PortalError } from "../_shared/portal/errors.ts";
-import { jsonHandler, jsonResponse, readJsonBody, requireMethod } from "../_shared/portal/http.ts";
+import { jsonResponse } from "../_shared/portal/errors.ts";
+import { readJsonBody, servePortalFunction } from "../_shared/portal/http.ts";
 import { loadProposalForCaller } from "../_shared/portal/proposal-document.ts";
 import { renderProposalPdf } from "../_shared/portal/proposal-pdf.ts";
 import { generatePdfBodySchema } from "../_shared/portal/schemas.ts";
-import { createServiceRoleClient } from "../_shared/supabase-clients.ts";
 
 const BUCKET = "proposal-pdfs";
 /** Long enough to open or forward the link right away, short enough not to become a permanent share. */
 const SIGNED_URL_SECONDS = 60 * 60;
 
-Deno.serve(jsonHandler("generate-proposal-pdf", async (request) => {
-  requireMethod(request, "POST");
-  const caller = requireCaller(request);
+Deno.serve(servePortalFunction("generate-proposal-pdf", ["POST"], async (request) => {
+  const caller = await requireCaller(request);
   const { proposalId } = await readJsonBody(request, generatePdfBodySchema);
   // The bucket has no client policies: the service role writes and signs once the caller is authorised.
   const service = createServiceRoleClient();
@@ -26,9 +26,9 @@ Deno.serve(jsonHandler("generate-proposal-pdf", async (request) => {
   const pdf = await renderProposalPdf(proposal, approvalLink(proposal.approval_token));
   const path = `${proposal.technician_id}/${proposal.id}.pdf`;
   const upload = await service.storage.from(BUCKET).upload(path, pdf, { contentType: "application/pdf", upsert: true });
-  if (upload.error) throw new PortalError(502, "storage_error", upload.error.message);
+  if (upload.error) throw new HttpError(502, "storage_error", upload.error.message);
   const signed = await service.storage.from(BUCKET).createSignedUrl(path, SIGNED_URL_SECONDS);
-  if (signed.error) throw new PortalError(502, "storage_error", signed.error.message);
+  if (signed.error) throw new HttpError(502, "storage_error", signed.error.message);
 
   return jsonResponse({ proposalId: proposal.id, code: proposal.code, path, signedUrl: signed.data.signedUrl, expiresIn: SIGNED_URL_SECONDS });
 }));

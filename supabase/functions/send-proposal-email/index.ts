@@ -3,30 +3,29 @@
 // the proposal's technician or an admin may send it.
 // POST {"proposalId": "<uuid>", "recipientEmail": "<email>"} → 200 {"id", "proposalId", "recipientEmail"}.
 import { Resend } from "resend";
-import { readEnv } from "../_shared/env.ts";
+import { readEnv } from "../_shared/db/env.ts";
+import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
+import { HttpError } from "../_shared/http/errors.ts";
 import { approvalLink } from "../_shared/portal/approval-link.ts";
 import { requireCaller } from "../_shared/portal/caller.ts";
-import { PortalError } from "../_shared/portal/errors.ts";
-import { jsonHandler, jsonResponse, readJsonBody, requireMethod } from "../_shared/portal/http.ts";
-import { logEvent } from "../_shared/portal/log.ts";
+import { jsonResponse } from "../_shared/portal/errors.ts";
+import { readJsonBody, servePortalFunction } from "../_shared/portal/http.ts";
 import { loadProposalForCaller } from "../_shared/portal/proposal-document.ts";
 import { buildProposalEmail } from "../_shared/portal/proposal-email.ts";
 import { renderProposalPdf } from "../_shared/portal/proposal-pdf.ts";
 import { sendEmailBodySchema } from "../_shared/portal/schemas.ts";
-import { createServiceRoleClient } from "../_shared/supabase-clients.ts";
 
 const DEFAULT_FROM = "Orbita Propostas <propostas@orbita.local>";
 
-Deno.serve(jsonHandler("send-proposal-email", async (request) => {
-  requireMethod(request, "POST");
-  const caller = requireCaller(request);
+Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, log) => {
+  const caller = await requireCaller(request);
   const { proposalId, recipientEmail } = await readJsonBody(request, sendEmailBodySchema);
   const proposal = await loadProposalForCaller(createServiceRoleClient(), caller, proposalId);
   if (proposal.status !== "pending") {
-    throw new PortalError(409, "proposal_not_pending", `Proposal ${proposal.code} is ${proposal.status}: only pending proposals are sent for approval`);
+    throw new HttpError(409, "proposal_not_pending", `Proposal ${proposal.code} is ${proposal.status}: only pending proposals are sent for approval`);
   }
   if (new Date(proposal.approval_token_expires_at) <= new Date()) {
-    throw new PortalError(409, "approval_link_expired", `The approval link of proposal ${proposal.code} has expired`);
+    throw new HttpError(409, "approval_link_expired", `The approval link of proposal ${proposal.code} has expired`);
   }
 
   const link = approvalLink(proposal.approval_token);
@@ -43,9 +42,9 @@ Deno.serve(jsonHandler("send-proposal-email", async (request) => {
     tags: [{ name: "proposal_code", value: proposal.code }],
   });
   if (error || !data) {
-    logEvent("error", "proposal_email_failed", { proposalId, name: error?.name, message: error?.message });
-    throw new PortalError(502, "email_failed", `The e-mail could not be sent: ${error?.message ?? "no answer"}`);
+    log.error("proposal_email_failed", { proposalId, name: error?.name, message: error?.message });
+    throw new HttpError(502, "email_failed", `The e-mail could not be sent: ${error?.message ?? "no answer"}`);
   }
-  logEvent("info", "proposal_email_sent", { proposalId, emailId: data.id });
+  log.info("proposal_email_sent", { proposalId, emailId: data.id });
   return jsonResponse({ id: data.id, proposalId: proposal.id, recipientEmail });
 }));

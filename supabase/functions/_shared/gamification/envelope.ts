@@ -1,16 +1,10 @@
 /**
  * The gamification API's response envelope (decisions.md, Gamification 4):
  * success `{success: true, data, timestamp}`, failure `{success: false, error: {codigo, mensagem,
- * detalhes?}, timestamp}`, plus the per-user rate-limit headers when the caller is limited.
+ * detalhes?}, timestamp}`, plus the per-user rate-limit headers when the caller is limited. Errors
+ * are the toolkit's HttpError: `code` is the envelope's `codigo`, `message` its `mensagem`.
  */
-
-/** An error the API answers with: HTTP status, stable code and a message for people. */
-export interface ApiError {
-  status: number;
-  codigo: string;
-  mensagem: string;
-  detalhes?: unknown;
-}
+import { HttpError } from "../http/errors.ts";
 
 /** The caller's rate-limit state, as the SQL functions report it. */
 export interface RateLimitState {
@@ -22,9 +16,9 @@ export interface RateLimitState {
   retry_after: number;
 }
 
-/** Builds an ApiError value (errors are typed values, never bare strings). */
-export function apiError(status: number, codigo: string, mensagem: string, detalhes?: unknown): ApiError {
-  return detalhes === undefined ? { status, codigo, mensagem } : { status, codigo, mensagem, detalhes };
+/** An HttpError in the API's vocabulary (Portuguese code and message). */
+export function apiError(status: number, codigo: string, mensagem: string, detalhes?: unknown): HttpError {
+  return new HttpError(status, codigo, mensagem, detalhes);
 }
 
 /** X-RateLimit-* headers (and Retry-After when refused), as the workflow service sends them. */
@@ -44,19 +38,19 @@ export function successResponse(data: unknown, limit: RateLimitState | null = nu
   return Response.json({ success: true, data, timestamp: now.toISOString() }, { status: 200, headers: rateLimitHeaders(limit, false) });
 }
 
-/** A failure response for `error`, with its status and any extra headers (e.g. Allow). */
+/** A failure response for `error`, with its status, its own headers (e.g. Allow) and any extra ones. */
 export function errorResponse(
-  error: ApiError,
+  error: HttpError,
   limit: RateLimitState | null = null,
   extraHeaders: Record<string, string> = {},
   now: Date = new Date(),
 ): Response {
   const body = {
     success: false,
-    error: error.detalhes === undefined
-      ? { codigo: error.codigo, mensagem: error.mensagem }
-      : { codigo: error.codigo, mensagem: error.mensagem, detalhes: error.detalhes },
+    error: error.details === undefined
+      ? { codigo: error.code, mensagem: error.message }
+      : { codigo: error.code, mensagem: error.message, detalhes: error.details },
     timestamp: now.toISOString(),
   };
-  return Response.json(body, { status: error.status, headers: { ...rateLimitHeaders(limit, error.status === 429), ...extraHeaders } });
+  return Response.json(body, { status: error.status, headers: { ...rateLimitHeaders(limit, error.status === 429), ...error.headers, ...extraHeaders } });
 }

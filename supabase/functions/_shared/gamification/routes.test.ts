@@ -1,16 +1,41 @@
 import { describe, expect, it } from "vitest";
-import { isApiError, matchRoute, PREFIX } from "./routes.ts";
+import { HttpError } from "../http/errors.ts";
+import { createGamificationHandler } from "./http.ts";
+import { PREFIX, routes } from "./routes.ts";
 
 const usuario = "d41d8cd9-8f00-b204-e980-0998ecf8427e";
 
-function call(method: string, path: string, query: Record<string, string> = {}, body: unknown = undefined) {
-  const match = matchRoute(method, `${PREFIX}${path}`);
-  if (!match?.route) throw new Error(`no route for ${method} ${path}`);
-  return match.route.toCall({ params: match.params, query, body });
+/** The route whose Hono pattern matches `path` for `method`, with its path values. */
+function find(method: string, path: string) {
+  for (const route of routes) {
+    const names: string[] = [];
+    const pattern = new RegExp(`^${route.path.replace(/:(\w+)/g, (_m, name: string) => (names.push(name), "([^/]+)"))}$`);
+    const match = pattern.exec(path);
+    if (route.method === method && match) return { route, params: Object.fromEntries(names.map((name, index) => [name, match[index + 1]])) };
+  }
+  throw new Error(`no route for ${method} ${path}`);
 }
 
-describe("matchRoute", () => {
-  it("finds every route of the spec", () => {
+/** The SQL call a request becomes, or the HttpError its input is refused with. */
+function call(method: string, path: string, query: Record<string, string> = {}, body: unknown = undefined) {
+  const { route, params } = find(method, path);
+  try {
+    return route.toCall({ params, query, body });
+  } catch (error) {
+    if (error instanceof HttpError) return error;
+    throw error;
+  }
+}
+
+/** Routing runs before the token is read, so a request without one shows where it was routed. */
+const handler = createGamificationHandler();
+async function routed(method: string, path: string) {
+  const response = await handler(new Request(`http://localhost${PREFIX}${path}`, { method }));
+  return { status: response.status, allow: response.headers.get("allow"), codigo: (await response.json()).error.codigo as string };
+}
+
+describe("the route table on Hono", () => {
+  it("finds every route of the spec", async () => {
     for (const [method, path] of [
       ["POST", "/points"],
       ["POST", "/points/lote"],
@@ -20,21 +45,21 @@ describe("matchRoute", () => {
       ["GET", "/rankings/categoria/qualidade"],
       ["GET", `/badges/user/${usuario}`],
     ]) {
-      expect(matchRoute(method, `${PREFIX}${path}`)?.route, `${method} ${path}`).not.toBeNull();
+      expect(await routed(method, path), `${method} ${path}`).toMatchObject({ status: 401, codigo: "NAO_AUTENTICADO" });
     }
   });
 
-  it("ignores a trailing slash", () => {
-    expect(matchRoute("GET", `${PREFIX}/rankings/local/`)?.route?.path).toBe("/rankings/local");
+  it("ignores a trailing slash", async () => {
+    expect(await routed("GET", "/rankings/local/")).toMatchObject({ status: 401 });
   });
 
-  it("reports the allowed methods when the path exists but the method does not", () => {
-    expect(matchRoute("DELETE", `${PREFIX}/points`)).toEqual({ allowed: ["POST"], route: null, params: {} });
+  it("reports the allowed methods when the path exists but the method does not", async () => {
+    expect(await routed("DELETE", "/points")).toEqual({ status: 405, allow: "POST", codigo: "METODO_NAO_PERMITIDO" });
   });
 
-  it("returns null for unknown paths and malformed escapes", () => {
-    expect(matchRoute("GET", `${PREFIX}/rankings`)).toBeNull();
-    expect(matchRoute("GET", `${PREFIX}/badges/user/%E0%A4%A`)).toBeNull();
+  it("answers 404 for unknown paths and malformed escapes", async () => {
+    expect(await routed("GET", "/rankings")).toMatchObject({ status: 404, codigo: "ROTA_NAO_ENCONTRADA" });
+    expect(await routed("GET", "/badges/user/%E0%A4%A")).toMatchObject({ status: 404, codigo: "ROTA_NAO_ENCONTRADA" });
   });
 });
 
@@ -55,7 +80,7 @@ describe("route calls", () => {
   });
 
   it("refuses an empty batch and one over 100 registrations", () => {
-    expect(call("POST", "/points/lote", {}, { acoes: [] })).toMatchObject({ status: 400, codigo: "PARAMETRO_INVALIDO" });
+    expect(call("POST", "/points/lote", {}, { acoes: [] })).toMatchObject({ status: 400, code: "PARAMETRO_INVALIDO" });
     const acao = { usuario_id: usuario, acao: "chamado_concluido", chamado_id: usuario };
     expect(call("POST", "/points/lote", {}, { acoes: Array.from({ length: 101 }, () => acao) })).toMatchObject({ status: 400 });
   });
@@ -80,12 +105,16 @@ describe("route calls", () => {
 
   it("answers 400 PARAMETRO_INVALIDO with every problem for bad input", () => {
     const result = call("GET", "/rankings/local", { limit: "0", periodo: "diario" });
-    expect(isApiError(result)).toBe(true);
-    expect(result).toMatchObject({ status: 400, codigo: "PARAMETRO_INVALIDO" });
-    expect(isApiError(result) && Array.isArray(result.detalhes) ? result.detalhes.length : 0).toBe(2);
+    expect(result).toBeInstanceOf(HttpError);
+    expect(result).toMatchObject({ status: 400, code: "PARAMETRO_INVALIDO" });
+    expect(result instanceof HttpError && Array.isArray(result.details) ? result.details.length : 0).toBe(2);
   });
 
   it("refuses a malformed usuario_id in the badges path", () => {
-    expect(call("GET", "/badges/user/not-a-uuid")).toMatchObject({ status: 400, codigo: "PARAMETRO_INVALIDO" });
+    expect(call("GET", "/badges/user/not-a-uuid")).toMatchObject({ status: 400, code: "PARAMETRO_INVALIDO" });
+  });
+
+  it("accepts any id Postgres stores in the badges path, RFC 9562 or not", () => {
+    expect(call("GET", "/badges/user/402a8bf1-ec9a-c693-0f4a-5d1e7c2b9a10")).toMatchObject({ fn: "gamificacao_badges_usuario" });
   });
 });

@@ -21,12 +21,12 @@ describe("runRpc", () => {
     expect(outcome).toEqual({ ok: true, data: { ranking: [] }, limit: state });
   });
 
-  it("turns an error answer into an ApiError with its status and details", async () => {
+  it("turns an error answer into an HttpError with its status and details", async () => {
     const answer = { status: 404, error: { codigo: "CIDADE_NAO_ENCONTRADA", mensagem: "Cidade não encontrada.", detalhes: { cidade: "x" } }, limite: null };
     const outcome = await runRpc(runner({ data: answer, error: null, status: 200 }), call);
-    expect(outcome).toEqual({
+    expect(outcome).toMatchObject({
       ok: false,
-      error: { status: 404, codigo: "CIDADE_NAO_ENCONTRADA", mensagem: "Cidade não encontrada.", detalhes: { cidade: "x" } },
+      error: { status: 404, code: "CIDADE_NAO_ENCONTRADA", message: "Cidade não encontrada.", details: { cidade: "x" } },
       limit: null,
     });
   });
@@ -34,20 +34,20 @@ describe("runRpc", () => {
   it("maps PostgREST's expired-JWT error (PGRST301) to 401 NAO_AUTENTICADO", async () => {
     const outcome = await runRpc(runner({ data: null, error: { code: "PGRST301", message: "JWT expired" }, status: 401 }), call);
     expect(outcome.ok).toBe(false);
-    expect(!outcome.ok && outcome.error).toMatchObject({ status: 401, codigo: "NAO_AUTENTICADO", mensagem: expect.stringMatching(/expirou/) });
+    expect(!outcome.ok && outcome.error).toMatchObject({ status: 401, code: "NAO_AUTENTICADO", message: expect.stringMatching(/expirou/) });
   });
 
   it("maps a missing grant (42501 as a signed-in role) to 403 SEM_PERMISSAO", async () => {
     const outcome = await runRpc(runner({ data: null, error: { code: "42501", message: "permission denied" }, status: 403 }), call);
-    expect(!outcome.ok && outcome.error.codigo).toBe("SEM_PERMISSAO");
+    expect(!outcome.ok && outcome.error.code).toBe("SEM_PERMISSAO");
   });
 
   it("hides anything else behind 500 ERRO_INTERNO", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const outcome = await runRpc(runner({ data: null, error: { code: "57014", message: "canceling statement" }, status: 500 }), call);
-    expect(!outcome.ok && outcome.error).toMatchObject({ status: 500, codigo: "ERRO_INTERNO" });
+    expect(!outcome.ok && outcome.error).toMatchObject({ status: 500, code: "ERRO_INTERNO" });
     const odd = await runRpc(runner({ data: "surprise", error: null, status: 200 }), call);
-    expect(!odd.ok && odd.error.codigo).toBe("ERRO_INTERNO");
+    expect(!odd.ok && odd.error.code).toBe("ERRO_INTERNO");
     expect(errors).toHaveBeenCalledTimes(2);
     errors.mockRestore();
   });

@@ -4,9 +4,15 @@
  * JWT is PGRST301, 401) become envelope errors here.
  */
 import { z } from "zod";
-import { apiError, type ApiError, type RateLimitState } from "./envelope.ts";
-import { logEvent } from "./log.ts";
-import type { RpcCall } from "./routes.ts";
+import type { HttpError } from "../http/errors.ts";
+import { apiError, type RateLimitState } from "./envelope.ts";
+import { gamificationErrors, gamificationLog } from "./errors.ts";
+
+/** A call to one of the public.gamificacao_* SQL functions. */
+export interface RpcCall {
+  fn: string;
+  args: Record<string, unknown>;
+}
 
 /** What supabase-js's `rpc()` resolves to, reduced to what this module reads. */
 export interface PostgrestResult {
@@ -21,7 +27,7 @@ export type RpcRunner = (fn: string, args: Record<string, unknown>) => PromiseLi
 /** The outcome of a call: the data to send, or the error, with the caller's rate-limit state. */
 export type RpcOutcome =
   | { ok: true; data: unknown; limit: RateLimitState | null }
-  | { ok: false; error: ApiError; limit: RateLimitState | null };
+  | { ok: false; error: HttpError; limit: RateLimitState | null };
 
 const rpcAnswer = z.object({
   status: z.number().int(),
@@ -31,17 +37,12 @@ const rpcAnswer = z.object({
 });
 
 /** Maps a PostgREST error (the JWT was refused, or the role lacks a grant) to the envelope. */
-function fromPostgrest(result: PostgrestResult): ApiError {
+function fromPostgrest(result: PostgrestResult): HttpError {
   const message = result.error?.message ?? "";
-  if (result.status === 401) {
-    const expired = /expired/i.test(message);
-    return apiError(401, "NAO_AUTENTICADO", expired ? "O token (JWT) expirou; entre de novo." : "Token (JWT) inválido ou sem permissão de acesso.", {
-      motivo: message,
-    });
-  }
+  if (result.status === 401) return gamificationErrors.describe({ kind: /expired/i.test(message) ? "expired_token" : "invalid_token", reason: message });
   if (result.status === 403) return apiError(403, "SEM_PERMISSAO", "Sem permissão para esta operação.");
-  logEvent("error", "gamification rpc failed", { status: result.status, code: result.error?.code, message });
-  return apiError(500, "ERRO_INTERNO", "Erro inesperado; tente de novo.");
+  gamificationLog.error("rpc_failed", { status: result.status, code: result.error?.code, message });
+  return gamificationErrors.describe({ kind: "internal" });
 }
 
 /** Calls `call.fn` and returns its outcome; never throws for an answer PostgREST gave. */
@@ -50,8 +51,8 @@ export async function runRpc(run: RpcRunner, call: RpcCall): Promise<RpcOutcome>
   if (result.error) return { ok: false, error: fromPostgrest(result), limit: null };
   const answer = rpcAnswer.safeParse(result.data);
   if (!answer.success) {
-    logEvent("error", "gamification rpc answered an unexpected shape", { fn: call.fn });
-    return { ok: false, error: apiError(500, "ERRO_INTERNO", "Erro inesperado; tente de novo."), limit: null };
+    gamificationLog.error("rpc_unexpected_answer", { fn: call.fn });
+    return { ok: false, error: gamificationErrors.describe({ kind: "internal" }), limit: null };
   }
   const { status, data, error, limite } = answer.data;
   if (status === 200) return { ok: true, data, limit: limite };

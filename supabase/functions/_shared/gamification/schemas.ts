@@ -5,9 +5,10 @@
  * ranges, the check-in time window) are only type-checked here; the SQL functions answer those.
  */
 import { z } from "zod";
+import { uuidSchema } from "../http/uuid.ts";
 
-/** Any 8-4-4-4-12 hex id: seeded and imported ids need not be RFC 9562 version 4. */
-const id = z.guid({ message: "deve ser um UUID" });
+/** Any id Postgres stores (http/uuid.ts): seeded and imported ids need not be RFC 9562 version 4. */
+const id = uuidSchema("deve ser um UUID");
 
 const limit = z.coerce.number({ message: "deve ser um inteiro" }).int("deve ser um inteiro").min(1, "mínimo 1").max(100, "máximo 100").default(20);
 const offset = z.coerce.number({ message: "deve ser um inteiro" }).int("deve ser um inteiro").min(0, "mínimo 0").default(0);

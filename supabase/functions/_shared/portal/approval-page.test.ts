@@ -63,6 +63,8 @@ describe("renderProblem", () => {
     expect(renderProblem("unknown_token").status).toBe(404);
     expect(renderProblem("unsupported_media_type").status).toBe(415);
     expect(renderProblem("unavailable").status).toBe(503);
+    expect(renderProblem("method_not_allowed").status).toBe(405);
+    expect(renderProblem("too_large").status).toBe(413);
     const expired = renderProblem("expired", { ...summary, token_state: "expired" });
     expect(expired.status).toBe(410);
     expect(expired.html).toContain("terminou em 21/12/2026");

@@ -32,7 +32,16 @@ export interface ApprovalPage {
 }
 
 /** Why the customer cannot answer through this link. */
-export type ApprovalProblem = "missing_token" | "unknown_token" | "expired" | "used" | "closed" | "unsupported_media_type" | "unavailable";
+export type ApprovalProblem =
+  | "missing_token"
+  | "unknown_token"
+  | "expired"
+  | "used"
+  | "closed"
+  | "method_not_allowed"
+  | "unsupported_media_type"
+  | "too_large"
+  | "unavailable";
 
 const STYLE = `
 body{margin:0;background:#f4f6f9;color:#1f2430;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
@@ -155,6 +164,16 @@ export function renderProblem(problem: ApprovalProblem, summary?: ApprovalSummar
       status: 409,
       title: "Proposta encerrada",
       text: `Esta proposta${summary ? ` (${summary.code})` : ""} foi cancelada e não aceita mais respostas. Fale com o técnico responsável se precisar de uma nova.`,
+    },
+    method_not_allowed: {
+      status: 405,
+      title: "Ação não permitida",
+      text: "Este link só pode ser aberto no navegador ou respondido pelo formulário da página.",
+    },
+    too_large: {
+      status: 413,
+      title: "Envio grande demais",
+      text: "A resposta enviada é maior do que o formulário desta página produz. Responda pelo formulário.",
     },
     unsupported_media_type: {
       status: 415,

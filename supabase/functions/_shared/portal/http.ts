@@ -1,58 +1,43 @@
+/**
+ * The portal's JSON functions on the shared toolkit: `servePortalFunction` answers preflights,
+ * refuses other methods (405 with Allow), renders thrown HttpErrors in the portal's envelope and
+ * anything unexpected as a logged 500, so handlers only describe the happy path and throw for
+ * the rest; `readJsonBody` reads and validates a body with the toolkit's reader.
+ */
 import type { z } from "zod";
-import { errorBody, MethodNotAllowedError, PortalError } from "./errors.ts";
-import { logEvent } from "./log.ts";
+import { readJson, validate } from "../http/body.ts";
+import { createLogger, type Logger, requestLogger } from "../http/logger.ts";
+import { serveEndpoint } from "../http/routing.ts";
+import { CORS_HEADERS, portalErrors } from "./errors.ts";
 
-/**
- * CORS for browser callers of the JSON functions (supabase-js `functions.invoke` sends these
- * headers). The local gateway answers preflights itself; hosted Supabase passes them through.
- */
-export const CORS_HEADERS: Record<string, string> = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-headers": "authorization, x-client-info, apikey, content-type",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-};
+/** The portal functions' one logger. Never give it e-mail bodies; credentials are redacted anyway. */
+export const portalLog = createLogger("portal");
 
-/** A JSON answer with the CORS headers. */
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return Response.json(body, { status, headers: { ...CORS_HEADERS, ...headers } });
+/** Largest JSON body a portal function accepts (its bodies are an id or two and a password). */
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
+
+/** The handler of one portal function, given the request and a logger for it. */
+export type PortalHandler = (request: Request, log: Logger) => Promise<Response>;
+
+/** A portal JSON function serving `methods` (see the module comment). */
+export function servePortalFunction(name: string, methods: readonly string[], handle: PortalHandler): (request: Request) => Promise<Response> {
+  const logger = portalLog.with({ function: name });
+  return serveEndpoint({
+    methods,
+    errors: portalErrors,
+    logger,
+    preflightHeaders: CORS_HEADERS,
+    handle: (request) => handle(request, requestLogger(logger, request)),
+  });
 }
 
 /**
- * Wraps a JSON function's handler: answers preflights, turns a thrown PortalError into its JSON
- * error answer and anything unexpected into a logged 500, so handlers only describe the happy path
- * and throw for the rest.
+ * Reads a JSON body and validates it against a schema: 400 invalid_json, invalid_body or 413
+ * otherwise. The body need not be labelled application/json, as it never had to be.
  */
-export function jsonHandler(name: string, handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
-  return async (request) => {
-    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
-    try {
-      return await handler(request);
-    } catch (error) {
-      if (error instanceof PortalError) return jsonResponse(errorBody(error), error.status, error instanceof MethodNotAllowedError ? { allow: error.allow.join(", ") } : {});
-      logEvent("error", "unhandled_error", { function: name, message: error instanceof Error ? error.message : String(error) });
-      return jsonResponse(errorBody(new PortalError(500, "internal_error", "Something went wrong on our side")), 500);
-    }
-  };
-}
-
-/** Refuses any method but the ones listed (405). */
-export function requireMethod(request: Request, ...methods: string[]): void {
-  if (!methods.includes(request.method)) throw new MethodNotAllowedError(methods);
-}
-
-/** Reads a JSON body and validates it against a schema: 400 invalid_json or invalid_body otherwise. */
-export async function readJsonBody<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.infer<Schema>> {
-  let raw: unknown;
-  try {
-    raw = await request.json();
-  } catch {
-    throw new PortalError(400, "invalid_json", "The request body must be a JSON object");
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new PortalError(400, "invalid_body", "The request body is not valid", parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })));
-  }
-  return parsed.data;
+export async function readJsonBody<Schema extends z.ZodType>(request: Request, schema: Schema): Promise<z.output<Schema>> {
+  const body = await readJson(request, { errors: portalErrors, maxBytes: MAX_JSON_BODY_BYTES, contentType: null });
+  return validate(schema, body, "body", portalErrors);
 }
 
 /**

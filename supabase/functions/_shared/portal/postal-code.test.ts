@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PortalError } from "./errors.ts";
+import { HttpError } from "../http/errors.ts";
 import { formatCep, isValidCep, lookupPostalCode, normalizeCep, parseViaCepBody } from "./postal-code.ts";
 
 const se = {
@@ -19,14 +19,14 @@ function answering(status: number, body: string): typeof fetch {
   return async () => new Response(body, { status, headers: { "content-type": "application/json" } });
 }
 
-async function failure(promise: Promise<unknown>): Promise<PortalError> {
+async function failure(promise: Promise<unknown>): Promise<HttpError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof PortalError) return error;
+    if (error instanceof HttpError) return error;
     throw error;
   }
-  throw new Error("expected a PortalError");
+  throw new Error("expected a HttpError");
 }
 
 describe("CEP format", () => {
@@ -53,7 +53,7 @@ describe("parseViaCepBody", () => {
     expect(parseViaCepBody("99999999", { erro: "true" })).toEqual({ found: false });
   });
   it("refuses a body of the wrong shape", () => {
-    expect(() => parseViaCepBody("01001000", ["nope"])).toThrow(PortalError);
+    expect(() => parseViaCepBody("01001000", ["nope"])).toThrow(HttpError);
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PortalError } from "./errors.ts";
+import { HttpError } from "../http/errors.ts";
 
 /** An address as the portal stores it (customers.postal_code, street, city, state). */
 export interface PostalAddress {
@@ -49,7 +49,7 @@ const viaCepAddressSchema = z.object({
 export function parseViaCepBody(cep: string, body: unknown): PostalLookupResult {
   if (body !== null && typeof body === "object" && "erro" in body) return { found: false };
   const parsed = viaCepAddressSchema.safeParse(body);
-  if (!parsed.success) throw new PortalError(502, "postal_lookup_unavailable", "The postal-code service answered something unexpected");
+  if (!parsed.success) throw new HttpError(502, "postal_lookup_unavailable", "The postal-code service answered something unexpected");
   const address = parsed.data;
   return {
     found: true,
@@ -85,17 +85,17 @@ export async function lookupPostalCode(cep: string, options: PostalLookupOptions
     response = await (options.fetchImpl ?? fetch)(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(options.timeoutMs ?? 5000) });
   } catch (error) {
     if (error instanceof DOMException && error.name === "TimeoutError") {
-      throw new PortalError(504, "postal_lookup_timeout", "The postal-code service did not answer in time");
+      throw new HttpError(504, "postal_lookup_timeout", "The postal-code service did not answer in time");
     }
-    throw new PortalError(502, "postal_lookup_unavailable", "The postal-code service is unreachable");
+    throw new HttpError(502, "postal_lookup_unavailable", "The postal-code service is unreachable");
   }
-  if (response.status === 400) throw new PortalError(400, "invalid_postal_code", `The postal-code service rejected CEP ${cep}`);
-  if (!response.ok) throw new PortalError(502, "postal_lookup_unavailable", `The postal-code service answered HTTP ${response.status}`);
+  if (response.status === 400) throw new HttpError(400, "invalid_postal_code", `The postal-code service rejected CEP ${cep}`);
+  if (!response.ok) throw new HttpError(502, "postal_lookup_unavailable", `The postal-code service answered HTTP ${response.status}`);
   let body: unknown;
   try {
     body = await response.json();
   } catch {
-    throw new PortalError(502, "postal_lookup_unavailable", "The postal-code service answered something that is not JSON");
+    throw new HttpError(502, "postal_lookup_unavailable", "The postal-code service answered something that is not JSON");
   }
   return parseViaCepBody(cep, body);
 }

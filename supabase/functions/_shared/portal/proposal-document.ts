@@ -1,14 +1,15 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { z } from "zod";
+import { uuidSchema } from "../http/uuid.ts";
 import { type Caller, isAdministrator, rolesOf } from "./caller.ts";
-import { PortalError } from "./errors.ts";
+import { HttpError } from "../http/errors.ts";
 
 /** What the PDF and the e-mail say about a proposal: the proposal with its customer, product and technician. */
 export const proposalDocumentSchema = z.object({
-  id: z.uuid(),
+  id: uuidSchema(),
   code: z.string(),
   status: z.enum(["pending", "approved", "rejected", "active", "cancelled"]),
-  technician_id: z.uuid(),
+  technician_id: uuidSchema(),
   monthly_value: z.number(),
   contract_months: z.number().int(),
   total_value: z.number(),
@@ -42,11 +43,11 @@ const SELECT = `id, code, status, technician_id, monthly_value, contract_months,
  */
 export async function loadProposalForCaller(service: SupabaseClient, caller: Caller, proposalId: string): Promise<ProposalDocument> {
   const { data, error } = await service.from("proposals").select(SELECT).eq("id", proposalId).maybeSingle();
-  if (error) throw new PortalError(502, "database_error", error.message);
-  if (!data) throw new PortalError(404, "proposal_not_found", `No proposal ${proposalId}`);
+  if (error) throw new HttpError(502, "database_error", error.message);
+  if (!data) throw new HttpError(404, "proposal_not_found", `No proposal ${proposalId}`);
   const proposal = proposalDocumentSchema.parse(data);
   if (proposal.technician_id !== caller.userId && !isAdministrator(await rolesOf(caller.client, caller.userId))) {
-    throw new PortalError(403, "forbidden", "Only the proposal's technician or an admin may do this");
+    throw new HttpError(403, "forbidden", "Only the proposal's technician or an admin may do this");
   }
   return proposal;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuidSchema } from "../http/uuid.ts";
 
 /**
  * Boundary shapes of the portal's functions, in one place: the handlers validate with these and
@@ -6,17 +7,17 @@ import { z } from "zod";
  */
 
 /** Body of generate-proposal-pdf. */
-export const generatePdfBodySchema = z.object({ proposalId: z.uuid() });
+export const generatePdfBodySchema = z.object({ proposalId: uuidSchema() });
 
 /** Body of send-proposal-email. */
 export const sendEmailBodySchema = z.object({
-  proposalId: z.uuid(),
+  proposalId: uuidSchema(),
   recipientEmail: z.email().max(254),
 });
 
 /** Body of admin-reset-password (the password policy is checked separately, for a precise answer). */
 export const resetPasswordBodySchema = z.object({
-  userId: z.uuid(),
+  userId: uuidSchema(),
   newPassword: z.string().min(1),
 });
 

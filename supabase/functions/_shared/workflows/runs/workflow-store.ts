@@ -5,7 +5,7 @@
  * may read, is fetched with the service role.
  */
 import { z } from "zod";
-import { createCallerClient, createServiceRoleClient } from "../../supabase-clients.ts";
+import { createCallerClient, createServiceRoleClient } from "../../db/supabase-clients.ts";
 import { RequestError } from "../api/request-error.ts";
 
 /** A draft as its caller may see it, with the caller's role in its workspace. */

@@ -1,0 +1,120 @@
+/**
+ * The one way to read what a client sent: the body (JSON or an HTML form), the query string and
+ * path values. Every reader refuses, with the service's own 4xx, what no handler should see:
+ * a body over its byte cap (checked against Content-Length first, then while streaming, so an
+ * endless body is never buffered), the wrong content type, bytes that are not UTF-8, malformed
+ * JSON, and text Postgres cannot store (a NUL, a lone surrogate: see text.ts) anywhere in it.
+ * `validate` runs a zod schema and reports its issues the same way.
+ */
+import type { z } from "zod";
+import type { InputPart, ServiceErrors } from "./errors.ts";
+import { findUnstorableText, isStorableText } from "./text.ts";
+
+/** The part of a service's errors the readers need. */
+export type ProblemWords = Pick<ServiceErrors, "describe">;
+
+/** How a body is read. */
+export interface BodyOptions {
+  errors: ProblemWords;
+  /** Largest body accepted, in bytes. */
+  maxBytes: number;
+  /**
+   * The media type the body must be sent as, or null to take the body whatever its label (the
+   * portal's JSON functions have always accepted unlabelled JSON).
+   */
+  contentType?: string | null;
+}
+
+/** Whether the request's Content-Type is `expected` (parameters such as charset allowed). */
+function hasContentType(request: Request, expected: string): boolean {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  return type === expected;
+}
+
+/** The body's bytes, refused once they pass `maxBytes` (before reading, when Content-Length says so). */
+export async function readBodyBytes(request: Request, { errors, maxBytes }: BodyOptions): Promise<Uint8Array> {
+  const tooLarge = () => errors.describe({ kind: "body_too_large", limit: maxBytes });
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** UTF-8 bytes as text; bytes that are not UTF-8 are refused rather than silently replaced. */
+export function decodeUtf8(bytes: Uint8Array, errors: ProblemWords, part: InputPart = "body"): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw errors.describe({ kind: "unstorable_text", part, field: "(body)" });
+  }
+}
+
+/** A JSON body, parsed; refuses the problems listed in the module comment. */
+export async function readJson(request: Request, options: BodyOptions): Promise<unknown> {
+  const { errors, contentType = "application/json" } = options;
+  if (contentType !== null && !hasContentType(request, contentType)) throw errors.describe({ kind: "unsupported_media_type", expected: contentType });
+  const text = decodeUtf8(await readBodyBytes(request, options), errors);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw errors.describe({ kind: "malformed_json" });
+  }
+  const field = findUnstorableText(value);
+  if (field !== null) throw errors.describe({ kind: "unstorable_text", part: "body", field });
+  return value;
+}
+
+/** An `application/x-www-form-urlencoded` body as its fields (the last value of a repeated name wins). */
+export async function readForm(request: Request, options: BodyOptions): Promise<Record<string, string>> {
+  const { errors, contentType = "application/x-www-form-urlencoded" } = options;
+  if (contentType !== null && !hasContentType(request, contentType)) throw errors.describe({ kind: "unsupported_media_type", expected: contentType });
+  const text = decodeUtf8(await readBodyBytes(request, options), errors);
+  return checkedFields(new URLSearchParams(text), "body", errors);
+}
+
+/** The query string's parameters (the last value of a repeated name wins). */
+export function readQuery(request: Request | URL, errors: ProblemWords): Record<string, string> {
+  const url = request instanceof URL ? request : new URL(request.url);
+  return checkedFields(url.searchParams, "query", errors);
+}
+
+/** Path values captured by the router, checked like any other input. */
+export function readParams(params: Record<string, string>, errors: ProblemWords): Record<string, string> {
+  return checkedFields(Object.entries(params), "path", errors);
+}
+
+function checkedFields(entries: Iterable<[string, string]>, part: InputPart, errors: ProblemWords): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (!isStorableText(name) || !isStorableText(value)) throw errors.describe({ kind: "unstorable_text", part, field: isStorableText(name) ? name : "(name)" });
+    fields[name] = value;
+  }
+  return fields;
+}
+
+/** `value` parsed by `schema`, or the service's invalid_input error listing every issue. */
+export function validate<Schema extends z.ZodType>(schema: Schema, value: unknown, part: InputPart, errors: ProblemWords): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw errors.describe({ kind: "invalid_input", part, issues: result.error.issues });
+  return result.data;
+}

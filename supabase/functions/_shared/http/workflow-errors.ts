@@ -1,0 +1,49 @@
+/**
+ * The workflow service's wording and envelope for the toolkit's errors: `{error, code}` with the
+ * service's upper-case codes (docs/workflows.md), details such as `issues` beside them. The `api`
+ * function already answers its own 404 with it; the workflow handlers adopt it when they move
+ * onto the toolkit (they still use their RequestError for now), after which this file belongs in
+ * _shared/workflows/api/.
+ */
+import { HttpError, type Problem, type ServiceErrors } from "./errors.ts";
+import { createLogger } from "./logger.ts";
+
+/** The workflow service's one logger. */
+export const workflowLog = createLogger("workflows");
+
+function describe(problem: Problem): HttpError {
+  switch (problem.kind) {
+    case "not_found":
+      return new HttpError(404, "NOT_FOUND", `No route for ${problem.method} ${problem.path}`);
+    case "method_not_allowed":
+      return new HttpError(405, "METHOD_NOT_ALLOWED", `Use ${problem.allowed.join(" or ")}`);
+    case "unsupported_media_type":
+      return new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", `Send the body as ${problem.expected}`);
+    case "body_too_large":
+      return new HttpError(413, "BODY_TOO_LARGE", `The body is larger than ${problem.limit} bytes`);
+    case "malformed_json":
+      return new HttpError(400, "INVALID_BODY", "The body is not valid JSON");
+    case "unstorable_text":
+      return new HttpError(400, "INVALID_BODY", `${problem.field} holds a NUL character or text that is not valid UTF-8`, { field: problem.field });
+    case "invalid_input":
+      return new HttpError(400, "INVALID_BODY", `The request ${problem.part} is not valid`, {
+        issues: problem.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message })),
+      });
+    case "missing_credentials":
+      return new HttpError(401, "UNAUTHORIZED", "Send Authorization: Bearer <access token>");
+    case "expired_token":
+    case "invalid_token":
+      return new HttpError(401, "UNAUTHORIZED", problem.reason);
+    case "internal":
+      return new HttpError(500, "INTERNAL", "Something went wrong on our side");
+  }
+}
+
+/** `{error, code, ...details}` with the error's status and headers. */
+function render(error: HttpError): Response {
+  const details = typeof error.details === "object" && error.details !== null && !Array.isArray(error.details) ? error.details : error.details === undefined ? {} : { details: error.details };
+  return Response.json({ error: error.message, code: error.code, ...details }, { status: error.status, headers: error.headers });
+}
+
+/** The workflow service's errors. */
+export const workflowErrors: ServiceErrors = { describe, render };
