@@ -59,8 +59,14 @@ describe("passwords (Auth)", () => {
     // The old password still works: nothing was changed.
     expect((await anonClient().auth.signInWithPassword({ email: user.email, password: user.password })).error).toBeNull();
   });
-  it("admin-reset-password refuses it as weak_password (422) with control_characters in details, changing nothing", async () => {
+  it("admin-reset-password refuses a NUL with the body reader's 400, like Auth, changing nothing", async () => {
     const response = await callFunction("admin-reset-password", { token: admin.accessToken, body: { userId: technician.id, newPassword: "\u0000Abcdefgh12" } });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_body");
+    expect((await anonClient().auth.signInWithPassword({ email: technician.email, password: technician.password })).error).toBeNull();
+  });
+  it("admin-reset-password refuses other control characters as weak_password (422) with control_characters in details, changing nothing", async () => {
+    const response = await callFunction("admin-reset-password", { token: admin.accessToken, body: { userId: technician.id, newPassword: "\u0007Abcdefgh12" } });
     expect(response.status).toBe(422);
     const body = (await response.json()) as { error: { code: string; details: { code: string }[] } };
     expect(body.error.code).toBe("weak_password");

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceClient } from "../helpers/clients.ts";
-import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state-builder.ts";
+import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 
 /** The key create_api_key returns, the only time its text is shown. */
