@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync
 import { join } from "node:path";
 import { PROJECT_ROOT, type StackConfig } from "./config.ts";
 import { functionsHostService } from "./functions-host/launch.ts";
+import { TrustedProxies } from "./gateway/client-address.ts";
 import { applyFixtures, pushMigrations } from "./migrations.ts";
 import { destroyCluster, postgresService, stopCluster } from "./postgres/cluster.ts";
 import { postgrestService, waitForPostgrest } from "./postgrest/postgrest.ts";
@@ -56,6 +57,11 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
   const { ports } = config;
   for (const [port, what] of [[ports.gateway, "API gateway"], [ports.mail, "mail catcher"], [ports.postgrest, "PostgREST"], [ports.postgrestAdmin, "PostgREST admin"], [ports.functions, "functions host"]] as const) {
     await assertPortFree(port, what);
+  }
+  try {
+    TrustedProxies.parse(config.trustedProxies, "ORBITA_TRUSTED_PROXIES");
+  } catch (error) {
+    throw new PlatformError((error as Error).message, "Set ORBITA_TRUSTED_PROXIES to a comma-separated list of addresses or CIDR ranges, or leave it unset.");
   }
   mkdirSync(config.logDir, { recursive: true });
 

@@ -5,7 +5,7 @@ import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
 import type { ServiceDefinition } from "../process/supervisor.ts";
 import { readFunctionSettings } from "./function-config.ts";
-import { HOST_CONFIG_VARIABLE, type FunctionRoot, type HostConfig } from "./host-config.ts";
+import { FUNCTIONS_EGRESS_ADDRESS, HOST_CONFIG_VARIABLE, type FunctionRoot, type HostConfig } from "./host-config.ts";
 
 /** Supabase's documented wall-clock limit on the free plan. */
 const DEFAULT_WALL_CLOCK_MS = 150_000;
@@ -68,6 +68,8 @@ export function hostConfig(config: StackConfig): HostConfig {
     idleMs: positiveInteger("ORBITA_FUNCTIONS_IDLE_MS", DEFAULT_IDLE_MS),
     reload: config.profile === "dev",
     env: functionEnvironment(config),
+    gatewayOrigin: new URL(config.apiUrl).origin,
+    egressAddress: FUNCTIONS_EGRESS_ADDRESS,
   };
 }
 

@@ -44,7 +44,7 @@ resetEnvironment(config.env);
 const registry = new Registry(config.roots);
 const verifyJwt = createJwtVerifier(config.jwtSecret);
 const limitOf = (entry: FunctionEntry) => entry.settings.wallClockMs ?? config.wallClockMs;
-const pool = new WorkerPool(limitOf, config.idleMs, (line) => log("info", line));
+const pool = new WorkerPool(limitOf, config.idleMs, (line) => log("info", line), { origin: config.gatewayOrigin, localAddress: config.egressAddress });
 
 async function checkAuthorization(request: Request): Promise<Response | null> {
   const header = request.headers.get("authorization");

@@ -26,6 +26,7 @@ export class FunctionWorker {
     readonly entry: FunctionEntry,
     private readonly limitMs: number,
     private readonly log: (line: string) => void,
+    egress: BootMessage["egress"],
   ) {
     const bootTimeoutMs = limitMs;
     this.worker = new Worker(WORKER_URL, { type: "module", name: entry.slug });
@@ -61,7 +62,7 @@ export class FunctionWorker {
     });
     // Rejections are consumed by whoever awaits `ready`; this keeps an unawaited one quiet.
     this.ready.catch(() => {});
-    const boot: BootMessage = { type: "boot", slug: entry.slug, entrypoint: entry.entrypoint };
+    const boot: BootMessage = { type: "boot", slug: entry.slug, entrypoint: entry.entrypoint, egress };
     this.worker.postMessage(boot);
   }
 
@@ -116,6 +117,7 @@ export class WorkerPool {
     private readonly limitOf: (entry: FunctionEntry) => number,
     private readonly idleMs: number,
     private readonly log: (line: string) => void,
+    private readonly egress: BootMessage["egress"],
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, Math.max(1_000, idleMs / 2)));
   }
@@ -125,7 +127,7 @@ export class WorkerPool {
     const current = this.workers.get(entry.slug);
     if (current && !current.retired && current.entry.entrypoint === entry.entrypoint) return current;
     current?.retire("replaced");
-    const fresh = new FunctionWorker(entry, this.limitOf(entry), this.log);
+    const fresh = new FunctionWorker(entry, this.limitOf(entry), this.log, this.egress);
     this.workers.set(entry.slug, fresh);
     return fresh;
   }

@@ -6,6 +6,8 @@ export interface BootMessage {
   slug: string;
   /** file:// URL of the function's entrypoint. */
   entrypoint: string;
+  /** The function's calls to the gateway leave from this loopback address (see host-config.ts). */
+  egress: { origin: string; localAddress: string };
 }
 
 /** Worker → host. */

@@ -87,9 +87,25 @@ if (!("EdgeRuntime" in globalThis)) {
   });
 }
 
+/**
+ * Calls to the gateway leave from the functions host's own loopback address, the one the gateway
+ * trusts to forward a client's address (a function passing on its visitor's X-Forwarded-For).
+ * Every other call, and one that brings its own `client`, is left as it is.
+ */
+function routeGatewayCalls({ origin, localAddress }: BootMessage["egress"]): void {
+  const client = Deno.createHttpClient({ localAddress });
+  const direct = globalThis.fetch;
+  globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit & { client?: Deno.HttpClient }) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (init?.client || !URL.canParse(url) || new URL(url).origin !== origin) return direct(input, init);
+    return direct(input, { ...init, client });
+  };
+}
+
 self.onmessage = async (event: MessageEvent<BootMessage>) => {
   if (event.data?.type !== "boot") return;
   slug = event.data.slug;
+  routeGatewayCalls(event.data.egress);
   try {
     // A function may `await server.finished` at top level, so the import can stay pending for
     // ever after it has called Deno.serve: readiness is reported from captureServe, not here.
