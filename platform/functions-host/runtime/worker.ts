@@ -118,14 +118,20 @@ self.onmessage = async (event: MessageEvent<BootMessage>) => {
     }
     post({ type: "boot-error", message: `Function "${slug}" neither called Deno.serve nor has a default export with a fetch() method.` });
   } catch (error) {
-    if (served) {
-      console.error(`Function "${slug}" failed after it started serving:`, error);
-      post({ type: "fatal", message: errorText(error) });
-      return;
-    }
-    console.error(`Function "${slug}" failed to boot:`, error);
-    post({ type: "boot-error", message: errorText(error) });
+    // The host logs these, with the stack, as the worker's one failure line.
+    if (served) post({ type: "fatal", message: `failed after it started serving: ${errorText(error)}` });
+    else post({ type: "boot-error", message: errorText(error) });
   }
+};
+
+// An uncaught error or unhandled rejection that the function does not handle itself (with an
+// `error` or `unhandledrejection` listener calling preventDefault) ends the worker, as on the edge
+// runtime; Deno reports it to the host's Worker.onerror. Deno.exit ends the worker without an
+// error, so the host is told the code before it happens.
+const exit = Deno.exit.bind(Deno);
+(Deno as { exit: unknown }).exit = (code?: number): never => {
+  post({ type: "exit", code: code ?? Deno.exitCode });
+  return exit(code);
 };
 
 function errorText(error: unknown): string {
