@@ -105,11 +105,54 @@ function upgradeSettings(config: StackConfig): void {
  * no backend of the dead server still runs (removing it would defeat that check).
  */
 function runningPid(config: StackConfig): number | null {
+  const pid = recordedPid(config);
+  if (pid === null) return null;
+  const status = runAsPostgres(join(PG_BIN, "pg_ctl"), ["-D", config.pgDataDir, "status"]);
+  // pg_ctl counts a dead postmaster that is still a zombie as running.
+  return status.ok && alive(pid) ? pid : null;
+}
+
+/** The pid postmaster.pid names, or null when there is no such file. */
+function recordedPid(config: StackConfig): number | null {
   const pidFile = join(config.pgDataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return null;
   const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-  const status = runAsPostgres(join(PG_BIN, "pg_ctl"), ["-D", config.pgDataDir, "status"]);
-  return status.ok && Number.isInteger(pid) ? pid : null;
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** A process's state letter in /proc ("S", "R", "Z" for a zombie…), null when /proc has no such process. */
+function procState(pid: number): string | null {
+  try {
+    // "1234 (postgres) S …": the state follows the parenthesised command name.
+    return /\) (\S) /.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True while the process runs. The postmaster is not our child, so once dead it stays a zombie
+ * until init reaps it, and a zombie still answers kill(pid, 0): /proc says which it is.
+ */
+function alive(pid: number): boolean {
+  const state = procState(pid);
+  if (state !== null) return state !== "Z";
+  // No /proc entry: gone, or no /proc at all, where kill(pid, 0) is the best there is.
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * While a killed postmaster is a zombie, a new one takes the pid file for a live server's and
+ * refuses to start; this waits (up to 10 s) for init to reap it.
+ */
+async function untilReaped(pid: number | null): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (pid !== null && procState(pid) === "Z" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /**
@@ -120,6 +163,7 @@ export async function startCluster(config: StackConfig): Promise<{ created: bool
   const created = !clusterExists(config);
   if (created) initCluster(config);
   if (runningPid(config) !== null) return { created: false };
+  await untilReaped(recordedPid(config));
   await assertPortFree(config.ports.db, "Postgres");
   prepareDirectories(config);
   upgradeSettings(config);
@@ -145,25 +189,6 @@ export async function startCluster(config: StackConfig): Promise<{ created: bool
 
 /** How often the supervisor checks that the postmaster is still alive. */
 const POSTMASTER_POLL_MS = 250;
-
-/**
- * True while the process runs. The postmaster is not our child, so once dead it stays a zombie
- * until init reaps it, and a zombie still answers kill(pid, 0): /proc says which it is.
- */
-function alive(pid: number): boolean {
-  try {
-    // The state is the field after the parenthesised command name: "1234 (postgres) S …".
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    // No /proc entry: gone (or no /proc at all, where kill(pid, 0) is the best there is).
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The last line of the server log, to say what Postgres reported before it went away. */
 function lastLogLine(config: StackConfig): string {
