@@ -50,6 +50,11 @@ export interface StackConfig extends ApiKeys {
   adminDbUrl: string;
   /** Issuer of user access tokens, as the CLI sets it. */
   jwtIssuer: string;
+  /**
+   * ORBITA_TRUSTED_PROXIES: addresses or CIDR ranges, comma-separated, of proxies in front of the
+   * gateway whose X-Forwarded-For it believes (empty: it believes none).
+   */
+  trustedProxies: string;
 }
 
 /** The database password every local Supabase stack uses. */
@@ -79,6 +84,7 @@ export function loadConfig(profile: ProfileName = currentProfile(), slot = testS
     dbUrl: `postgresql://postgres:${LOCAL_DB_PASSWORD}@127.0.0.1:${ports.db}/postgres`,
     adminDbUrl: `postgresql://supabase_admin:${LOCAL_DB_PASSWORD}@127.0.0.1:${ports.db}/postgres`,
     jwtIssuer: `${apiUrl}/auth/v1`,
+    trustedProxies: process.env.ORBITA_TRUSTED_PROXIES ?? "",
   };
 }
 

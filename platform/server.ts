@@ -1,7 +1,9 @@
 import { serve, type ServerType } from "@hono/node-server";
 import { createAuthService } from "./auth/app.ts";
 import { loadConfig } from "./config.ts";
+import { FUNCTIONS_EGRESS_ADDRESS } from "./functions-host/host-config.ts";
 import { BODY_LIMITS, createGateway } from "./gateway/app.ts";
+import { TrustedProxies } from "./gateway/client-address.ts";
 import { createMailService } from "./mail/app.ts";
 import { createStorageService } from "./storage/app.ts";
 import { loadStorageSettings } from "./storage/settings.ts";
@@ -26,6 +28,7 @@ async function main(): Promise<void> {
     functionsUrl: `http://127.0.0.1:${config.ports.functions}`,
   }, {
     bodyLimits: { ...BODY_LIMITS, storage: loadStorageSettings().fileSizeLimit + MULTIPART_ALLOWANCE },
+    trustedProxies: TrustedProxies.parse(config.trustedProxies, "ORBITA_TRUSTED_PROXIES").add(FUNCTIONS_EGRESS_ADDRESS),
   });
 
   const servers: ServerType[] = [

@@ -1,27 +1,29 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, type StackConfig } from "./config.ts";
-import { startFunctionsHost } from "./functions-host/launch.ts";
+import { functionsHostService } from "./functions-host/launch.ts";
+import { TrustedProxies } from "./gateway/client-address.ts";
 import { applyFixtures, pushMigrations } from "./migrations.ts";
-import { destroyCluster, startCluster, stopCluster } from "./postgres/cluster.ts";
-import { startPostgrest, waitForPostgrest } from "./postgrest/postgrest.ts";
-import { killGroup, startChild, stopChild, type Child } from "./process/children.ts";
+import { destroyCluster, postgresService, stopCluster } from "./postgres/cluster.ts";
+import { postgrestService, waitForPostgrest } from "./postgrest/postgrest.ts";
+import { killGroup, processService } from "./process/children.ts";
 import { PlatformError } from "./process/errors.ts";
 import { assertPortFree, waitForPort } from "./process/ports.ts";
 import { step } from "./process/progress.ts";
+import { Supervisor, type ServiceDefinition, type ServiceStatus, type SupervisorLog } from "./process/supervisor.ts";
 
-/** What `npm run status` and `npm stop` read to find a running stack. */
+/** What `npm run status` and `npm stop` read to find a running stack (written on every change). */
 export interface StackState {
   profile: string;
   supervisorPid: number;
   startedAt: string;
-  children: { name: string; pid: number }[];
+  services: ServiceStatus[];
 }
 
-/** A started stack; `stop` takes down everything it started, in reverse order. */
+/** A started, supervised stack; `stop` takes down everything it started, in reverse order. */
 export interface RunningStack {
   config: StackConfig;
-  children: Child[];
+  supervisor: Supervisor;
   stop(): Promise<void>;
 }
 
@@ -31,12 +33,21 @@ export interface StartOptions {
   fixtures?: boolean;
   /** Runs once migrations and seed are in, before fixtures or services. */
   afterMigrations?: () => Promise<void>;
+  /** Where the supervisor's lines go besides logs/supervisor.log (the terminal, by default). */
+  print?: (line: string) => void;
 }
 
 /**
+ * After Postgres comes back, PostgREST gets this long to reconnect before it is restarted: its own
+ * retries back off up to 32 s, while a fresh PostgREST connects at once.
+ */
+const POSTGREST_RECONNECT_MS = 500;
+
+/**
  * Brings up Postgres, applies migrations and seed, then PostgREST, the platform server (gateway,
- * auth, storage, mail, queue workers) and the functions host. Any failure stops whatever was
- * already started, so a half-started stack is never left running.
+ * auth, storage, mail, queue workers) and the functions host, each supervised: a service that
+ * dies is started again (see process/supervisor.ts). Any failure while starting stops whatever
+ * was already started, so a half-started stack is never left running.
  */
 export async function startStack(config: StackConfig, options: StartOptions = {}): Promise<RunningStack> {
   const running = readState(config);
@@ -47,70 +58,93 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
   for (const [port, what] of [[ports.gateway, "API gateway"], [ports.mail, "mail catcher"], [ports.postgrest, "PostgREST"], [ports.postgrestAdmin, "PostgREST admin"], [ports.functions, "functions host"]] as const) {
     await assertPortFree(port, what);
   }
+  try {
+    TrustedProxies.parse(config.trustedProxies, "ORBITA_TRUSTED_PROXIES");
+  } catch (error) {
+    throw new PlatformError((error as Error).message, "Set ORBITA_TRUSTED_PROXIES to a comma-separated list of addresses or CIDR ranges, or leave it unset.");
+  }
   mkdirSync(config.logDir, { recursive: true });
 
-  const children: Child[] = [];
-  let clusterStarted = false;
+  const startedAt = new Date().toISOString();
+  const supervisor: Supervisor = new Supervisor(supervisorLog(config, options.print), () => writeState(config, startedAt, supervisor.status()));
   const stop = async () => {
-    for (const child of [...children].reverse()) await stopChild(child);
-    if (clusterStarted) stopCluster(config);
+    await supervisor.stop();
     rmSync(config.stateFile, { force: true });
   };
+  const postgres: ServiceDefinition = {
+    ...postgresService(config),
+    afterRestart: () => {
+      void waitForPostgrest(config, POSTGREST_RECONNECT_MS).catch(() =>
+        supervisor.restart("postgrest", `it had not reconnected ${POSTGREST_RECONNECT_MS} ms after Postgres came back`));
+    },
+  };
   try {
-    await step(`Starting Postgres 15 on 127.0.0.1:${ports.db}`, async () => {
-      await startCluster(config);
-      clusterStarted = true;
-    });
+    await step(`Starting Postgres 15 on 127.0.0.1:${ports.db}`, () => supervisor.launch(postgres));
     await step("Applying migrations and seed (supabase db push)", async () => pushMigrations(config));
     if (options.afterMigrations) await options.afterMigrations();
     if (options.fixtures) await step("Applying test fixtures", () => applyFixtures(config));
-    await step("Starting PostgREST 12.0.2", async () => {
-      const postgrest = startPostgrest(config);
-      children.push(postgrest);
-      await untilReadyOrExited(postgrest, waitForPostgrest(config));
-    });
-    await step("Starting the gateway, auth, storage, mail catcher and queue workers", async () => {
-      const platform = startChild(config, "platform", join(PROJECT_ROOT, "node_modules", ".bin", "tsx"), [join(PROJECT_ROOT, "platform", "server.ts")]);
-      children.push(platform);
-      await untilReadyOrExited(platform, Promise.all([waitForPort(ports.gateway, "The API gateway"), waitForPort(ports.mail, "The mail catcher")]));
-    });
-    await step("Starting the edge-functions host (Deno)", async () => {
-      const functions = startFunctionsHost(config);
-      children.push(functions);
-      await untilReadyOrExited(functions, waitForPort(ports.functions, "The functions host", 60_000));
-    });
+    await step("Starting PostgREST 12.0.2", () => supervisor.launch(postgrestService(config)));
+    await step("Starting the gateway, auth, storage, mail catcher and queue workers", () => supervisor.launch(platformServerService(config)));
+    await step("Starting the edge-functions host (Deno)", () => supervisor.launch(functionsHostService(config)));
   } catch (error) {
     await stop();
     throw error;
   }
-  writeState(config, children);
-  return { config, children, stop };
+  return { config, supervisor, stop };
 }
 
-/** Waits for a service to become ready, failing at once (with its last log line) if it exits first. */
-async function untilReadyOrExited(child: Child, ready: Promise<unknown>): Promise<void> {
-  let starting = true;
-  const exited = child.exited.then((code) => {
-    if (!starting) return;
-    const log = existsSync(child.logFile) ? readFileSync(child.logFile, "utf8").trim().split("\n") : [];
-    const reason = log.reverse().find((line) => /error/i.test(line)) ?? log[0] ?? "no output";
-    throw new PlatformError(`${child.name} exited with code ${code} while starting: ${reason.trim()}`, `See ${child.logFile}.`);
+/**
+ * Keeps a started stack up until Ctrl-C (SIGINT) or SIGTERM (`npm stop` sends it), then stops it
+ * and resolves. A service that dies meanwhile is restarted by the supervisor, not a reason to stop.
+ */
+export function runUntilStopped(stack: RunningStack, print: (line: string) => void = (line) => console.log(line)): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const shutdown = async (reason: string) => {
+      if (stopping) return;
+      stopping = true;
+      print(`\n${reason} Stopping…`);
+      await stack.stop();
+      print("Stopped.");
+      process.off("SIGINT", interrupted);
+      process.off("SIGTERM", asked);
+      resolve();
+    };
+    const interrupted = () => void shutdown("Interrupted.");
+    const asked = () => void shutdown("Asked to stop.");
+    process.on("SIGINT", interrupted);
+    process.on("SIGTERM", asked);
   });
-  try {
-    await Promise.race([ready, exited]);
-  } finally {
-    starting = false;
-  }
 }
 
-function writeState(config: StackConfig, children: Child[]): void {
-  const state: StackState = {
-    profile: config.profile,
-    supervisorPid: process.pid,
-    startedAt: new Date().toISOString(),
-    children: children.map((child) => ({ name: child.name, pid: child.process.pid ?? 0 })),
+/**
+ * The platform server (platform/server.ts) under Node with tsx's loader in-process, so the pid
+ * the supervisor watches is the server itself, not a launcher in front of it.
+ */
+function platformServerService(config: StackConfig): ServiceDefinition {
+  return processService(config, {
+    name: "platform",
+    command: process.execPath,
+    args: ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "platform", "server.ts")],
+    ready: () => Promise.all([waitForPort(config.ports.gateway, "The API gateway"), waitForPort(config.ports.mail, "The mail catcher")]),
+  });
+}
+
+/** The supervisor's lines: appended to logs/supervisor.log and printed (to the terminal by default). */
+function supervisorLog(config: StackConfig, print: (line: string) => void = (line) => console.log(line)): SupervisorLog {
+  const file = join(config.logDir, "supervisor.log");
+  return (level, line) => {
+    appendFileSync(file, `${new Date().toISOString()} ${level} ${line}\n`);
+    print(`${level === "error" ? "✗" : "↻"} ${line}`);
   };
-  writeFileSync(config.stateFile, JSON.stringify(state, null, 2));
+}
+
+/** Records the stack for `npm run status` and `npm stop`; replaced whole, so a reader never sees half a file. */
+function writeState(config: StackConfig, startedAt: string, services: ServiceStatus[]): void {
+  const state: StackState = { profile: config.profile, supervisorPid: process.pid, startedAt, services };
+  const temporary = `${config.stateFile}.${process.pid}`;
+  writeFileSync(temporary, JSON.stringify(state, null, 2));
+  renameSync(temporary, config.stateFile);
 }
 
 /** The recorded state of a stack, or null when none was recorded. */
@@ -140,7 +174,8 @@ export async function stopRecordedStack(config: StackConfig): Promise<boolean> {
     const deadline = Date.now() + 20_000;
     while (isAlive(state.supervisorPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  for (const child of state?.children ?? []) killGroup(child.pid, "SIGTERM");
+  // Postgres is not a process group of ours (pg_ctl runs it); pg_ctl stops it below.
+  for (const service of state?.services ?? []) if (service.name !== "postgres") killGroup(service.pid ?? undefined, "SIGTERM");
   const stopped = stopCluster(config);
   rmSync(config.stateFile, { force: true });
   return stopped || state !== null;

@@ -101,6 +101,11 @@ export async function main(args: string[]): Promise<number> {
     afterMigrations: async () => writeFileSync(generatedTypes, supabaseCli(config.dbUrl, ["gen", "types", "typescript", "--schema", "public"]).stdout),
   });
 
+  // Ctrl-C (or a SIGTERM from CI) still stops the stack; its services are in process groups of their own.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => void stack.stop().finally(() => process.exit(signal === "SIGINT" ? 130 : 143)));
+  }
+
   const sqlFiles = args.filter((arg) => arg.endsWith(".sql"));
   const otherArgs = args.filter((arg) => !arg.endsWith(".sql"));
   const results: SuiteResult[] = [];

@@ -38,6 +38,17 @@ export interface HostConfig {
   reload: boolean;
   /** The environment every function sees, exactly (the host's own is cleared first). */
   env: Record<string, string>;
+  /** Calls to this origin (the gateway, SUPABASE_URL) leave from `egressAddress`. */
+  gatewayOrigin: string;
+  egressAddress: string;
 }
 
 export const HOST_CONFIG_VARIABLE = "ORBITA_FUNCTIONS_HOST_CONFIG";
+
+/**
+ * The loopback address functions' calls to the gateway come from (Linux routes all of 127.0.0.0/8
+ * to the loopback interface). The gateway trusts X-Forwarded-For from it, as Kong trusts the edge
+ * runtime's network: a function that calls the API for an anonymous visitor passes on the address
+ * the gateway gave it, so that visitor, not the functions host, is rate-limited.
+ */
+export const FUNCTIONS_EGRESS_ADDRESS = "127.0.0.2";

@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
-import { startChild, type Child } from "../process/children.ts";
+import { processService } from "../process/children.ts";
+import { waitForPort } from "../process/ports.ts";
+import type { ServiceDefinition } from "../process/supervisor.ts";
 import { readFunctionSettings } from "./function-config.ts";
-import { HOST_CONFIG_VARIABLE, type FunctionRoot, type HostConfig } from "./host-config.ts";
+import { FUNCTIONS_EGRESS_ADDRESS, HOST_CONFIG_VARIABLE, type FunctionRoot, type HostConfig } from "./host-config.ts";
 
 /** Supabase's documented wall-clock limit on the free plan. */
 const DEFAULT_WALL_CLOCK_MS = 150_000;
@@ -66,6 +68,8 @@ export function hostConfig(config: StackConfig): HostConfig {
     idleMs: positiveInteger("ORBITA_FUNCTIONS_IDLE_MS", DEFAULT_IDLE_MS),
     reload: config.profile === "dev",
     env: functionEnvironment(config),
+    gatewayOrigin: new URL(config.apiUrl).origin,
+    egressAddress: FUNCTIONS_EGRESS_ADDRESS,
   };
 }
 
@@ -76,17 +80,19 @@ function denoBinary(): string {
 }
 
 /**
- * Starts the edge-functions host on `ports.functions` (the caller waits for the port). Bare
+ * The edge-functions host on `ports.functions`, as a supervised service (ready once it listens). Bare
  * imports resolve through supabase/functions/import_map.json, the same map `supabase functions
  * serve` and deploy use; its `npm:` entries are served from node_modules, so nothing is downloaded.
  */
-export function startFunctionsHost(config: StackConfig): Child {
+export function functionsHostService(config: StackConfig): ServiceDefinition {
   const args = ["run", "--allow-all", "--no-prompt", "--no-lock", "--node-modules-dir=manual"];
   if (existsSync(IMPORT_MAP)) args.push(`--import-map=${IMPORT_MAP}`);
   args.push(join(PROJECT_ROOT, "platform", "functions-host", "main.ts"));
-  return startChild(config, "functions", denoBinary(), args, {
-    [HOST_CONFIG_VARIABLE]: JSON.stringify(hostConfig(config)),
-    DENO_NO_UPDATE_CHECK: "1",
-    NO_COLOR: "1",
+  return processService(config, {
+    name: "functions",
+    command: denoBinary(),
+    args,
+    env: { [HOST_CONFIG_VARIABLE]: JSON.stringify(hostConfig(config)), DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    ready: () => waitForPort(config.ports.functions, "The functions host", 60_000),
   });
 }

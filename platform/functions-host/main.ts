@@ -44,7 +44,7 @@ resetEnvironment(config.env);
 const registry = new Registry(config.roots);
 const verifyJwt = createJwtVerifier(config.jwtSecret);
 const limitOf = (entry: FunctionEntry) => entry.settings.wallClockMs ?? config.wallClockMs;
-const pool = new WorkerPool(limitOf, config.idleMs, (line) => log("info", line));
+const pool = new WorkerPool(limitOf, config.idleMs, log, { origin: config.gatewayOrigin, localAddress: config.egressAddress });
 
 async function checkAuthorization(request: Request): Promise<Response | null> {
   const header = request.headers.get("authorization");
@@ -65,6 +65,15 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * An answer the host makes instead of the function, logged with why, so no 5xx of the host's
+ * goes unexplained (the gateway's request id ties the line to the client's report).
+ */
+function failed(entry: FunctionEntry, request: Request, [response, code]: [Response, string], reason: string): Response {
+  log("warn", "request failed", { function: entry.slug, status: response.status, code, reason, requestId: request.headers.get("x-request-id") });
+  return response;
+}
+
 /** Proxies one request to the function's worker under the wall-clock limit. */
 async function invoke(entry: FunctionEntry, request: Request, url: URL): Promise<Response> {
   const limit = limitOf(entry);
@@ -73,17 +82,20 @@ async function invoke(entry: FunctionEntry, request: Request, url: URL): Promise
   let settled = false;
   const controller = new AbortController();
   // Set from timer and event callbacks, so read through an object TypeScript does not narrow.
-  const state: { outcome: "ok" | "timeout" | "died" | "client-gone" } = { outcome: "ok" };
+  const state: { outcome: "ok" | "timeout" | "died" | "client-gone"; reason: string } = { outcome: "ok", reason: "" };
 
   const timer = setTimeout(() => {
     state.outcome = "timeout";
-    log("warn", "wall-clock limit reached", { function: entry.slug, limitMs: limit });
-    worker.retire(`a request ran past the ${limit} ms wall-clock limit`);
+    state.reason = `a request ran past the ${limit} ms wall-clock limit`;
+    worker.exceeded(state.reason);
     controller.abort();
     finish();
   }, limit);
-  const stopWatching = worker.onFailure(() => {
-    if (state.outcome === "ok") state.outcome = "died";
+  const stopWatching = worker.onFailure((reason) => {
+    if (state.outcome === "ok") {
+      state.outcome = "died";
+      state.reason = `the worker failed: ${reason}`;
+    }
     controller.abort();
   });
   const onClientGone = () => {
@@ -106,11 +118,9 @@ async function invoke(entry: FunctionEntry, request: Request, url: URL): Promise
     port = await untilAborted(worker.ready, controller.signal);
   } catch (error) {
     finish();
-    if (state.outcome === "timeout") return wallClockExceeded(limit);
-    if (error instanceof BootError) {
-      log("error", "function failed to boot", { function: entry.slug, error: error.message });
-      return bootError();
-    }
+    if (state.outcome === "timeout") return failed(entry, request, [wallClockExceeded(limit), "WORKER_LIMIT"], state.reason);
+    if (error instanceof BootError) return failed(entry, request, [bootError(), "BOOT_ERROR"], `the worker did not boot: ${error.message}`);
+    // Only a client that went away gets here: nobody reads this answer.
     return workerErrorResponse();
   }
 
@@ -128,14 +138,16 @@ async function invoke(entry: FunctionEntry, request: Request, url: URL): Promise
       signal: controller.signal,
     });
   } catch (error) {
+    // A worker that exits or throws says so as it goes; its message may trail the broken connection.
+    if (state.outcome === "ok") await Promise.race([worker.gone, new Promise((resolve) => setTimeout(resolve, 200))]);
     finish();
-    if (state.outcome === "timeout") return wallClockExceeded(limit);
-    if (state.outcome === "ok" || state.outcome === "died") {
-      // The worker went away under the request (an uncaught error, Deno.exit).
-      worker.retire("its connection failed");
-      log("error", "function worker failed during a request", { function: entry.slug, error: String(error) });
+    if (state.outcome === "timeout") return failed(entry, request, [wallClockExceeded(limit), "WORKER_LIMIT"], state.reason);
+    if (state.outcome === "client-gone") return workerErrorResponse();
+    if (state.outcome === "ok") {
+      state.reason = `the connection to the worker failed: ${String(error)}`;
+      worker.fail(state.reason);
     }
-    return workerErrorResponse();
+    return failed(entry, request, [workerErrorResponse(), "WORKER_ERROR"], state.reason);
   }
 
   if (!upstream.body) {

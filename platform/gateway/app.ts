@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { StackConfig } from "../config.ts";
 import type { FetchHandler } from "../http.ts";
 import { verifyJwt, type VerifiedClaims } from "../jwt.ts";
+import { clientAddressOf, TrustedProxies } from "./client-address.ts";
 import { upstreamError, type Upstream } from "./error-shapes.ts";
 import { translateAuthorization } from "./key-translation.ts";
 import { RateLimiter, type LimitedRoute } from "./rate-limit.ts";
@@ -102,28 +103,27 @@ function withHeaders(response: Response, extra: Record<string, string>): Respons
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/**
- * The caller's address: the TCP peer, or the first X-Forwarded-For entry when the peer is on
- * loopback (a reverse proxy on this machine, or a test client speaking for a simulated user).
- */
-export function clientAddressOf(request: Request, peer: string): string {
-  const loopback = peer === "::1" || peer.startsWith("127.") || peer.startsWith("::ffff:127.");
-  const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-  return loopback && forwarded ? forwarded : peer;
+/** How the gateway counts and caps requests. */
+export interface GatewayOptions {
+  limiter?: RateLimiter;
+  bodyLimits?: Record<Upstream, number>;
+  /** Peers whose X-Forwarded-For names the client (none by default: the TCP peer is the client). */
+  trustedProxies?: TrustedProxies;
 }
 
 /**
  * The local API gateway: what Kong does for `supabase start` on port 54321. Routes by prefix,
  * translates API keys into JWTs, answers CORS, tags requests with an id, caps body sizes and
  * enforces the per-minute rate limits of decisions.md (data API 200, auth 60, functions 500).
+ * Upstreams get the client's address as the only X-Forwarded-For entry.
  */
 export function createGateway(
   config: StackConfig,
   targets: GatewayTargets,
-  { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS }: { limiter?: RateLimiter; bodyLimits?: Record<Upstream, number> } = {},
+  { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS, trustedProxies = new TrustedProxies() }: GatewayOptions = {},
 ): (request: Request, peer: string) => Promise<Response> {
   return async (request, peer) => {
-    const clientAddress = clientAddressOf(request, peer);
+    const clientAddress = clientAddressOf(request, peer, trustedProxies);
     const requestId = request.headers.get("x-request-id") ?? randomUUID();
     const tags = { ...CORS_HEADERS, "sb-request-id": requestId, "x-request-id": requestId };
     const url = new URL(request.url);

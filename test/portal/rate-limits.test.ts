@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { simulatedClientAddress } from "../helpers/clients.ts";
+import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createPortalUser } from "./factories.ts";
 
@@ -43,11 +43,11 @@ describe("rate limits", () => {
   }, 60_000);
 
   it("authentication: 60 requests per minute per client address, then 429", async () => {
-    const address = simulatedClientAddress();
+    const device = fetchFrom(simulatedClientAddress());
     const signIn = () =>
-      fetch(`${env.url}/auth/v1/token?grant_type=password`, {
+      device(`${env.url}/auth/v1/token?grant_type=password`, {
         method: "POST",
-        headers: { apikey: env.anonKey, "content-type": "application/json", "x-forwarded-for": address },
+        headers: { apikey: env.anonKey, "content-type": "application/json" },
         body: JSON.stringify({ email: "ninguem@portal.test", password: "errada" }),
       });
     const statuses = await burst(60, signIn, 10);
@@ -59,14 +59,14 @@ describe("rate limits", () => {
   }, 60_000);
 
   it("functions: 500 requests per minute per client address, then 429", async () => {
-    const address = simulatedClientAddress();
-    const call = () => fetch(`${env.url}/functions/v1/approve-proposal`, { headers: { "x-forwarded-for": address } });
+    const device = fetchFrom(simulatedClientAddress());
+    const call = () => device(`${env.url}/functions/v1/approve-proposal`);
     const statuses = await burst(500, call, 25);
     expect(statuses.filter((status) => status === 400)).toHaveLength(500);
     const refused = await call();
     expect(refused.status).toBe(429);
     expectRetryAfter(refused);
-    const elsewhere = await fetch(`${env.url}/functions/v1/approve-proposal`, { headers: { "x-forwarded-for": simulatedClientAddress() } });
+    const elsewhere = await fetchFrom(simulatedClientAddress())(`${env.url}/functions/v1/approve-proposal`);
     expect(elsewhere.status).toBe(400);
   }, 120_000);
 });

@@ -87,9 +87,25 @@ if (!("EdgeRuntime" in globalThis)) {
   });
 }
 
+/**
+ * Calls to the gateway leave from the functions host's own loopback address, the one the gateway
+ * trusts to forward a client's address (a function passing on its visitor's X-Forwarded-For).
+ * Every other call, and one that brings its own `client`, is left as it is.
+ */
+function routeGatewayCalls({ origin, localAddress }: BootMessage["egress"]): void {
+  const client = Deno.createHttpClient({ localAddress });
+  const direct = globalThis.fetch;
+  globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit & { client?: Deno.HttpClient }) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (init?.client || !URL.canParse(url) || new URL(url).origin !== origin) return direct(input, init);
+    return direct(input, { ...init, client });
+  };
+}
+
 self.onmessage = async (event: MessageEvent<BootMessage>) => {
   if (event.data?.type !== "boot") return;
   slug = event.data.slug;
+  routeGatewayCalls(event.data.egress);
   try {
     // A function may `await server.finished` at top level, so the import can stay pending for
     // ever after it has called Deno.serve: readiness is reported from captureServe, not here.
@@ -102,14 +118,20 @@ self.onmessage = async (event: MessageEvent<BootMessage>) => {
     }
     post({ type: "boot-error", message: `Function "${slug}" neither called Deno.serve nor has a default export with a fetch() method.` });
   } catch (error) {
-    if (served) {
-      console.error(`Function "${slug}" failed after it started serving:`, error);
-      post({ type: "fatal", message: errorText(error) });
-      return;
-    }
-    console.error(`Function "${slug}" failed to boot:`, error);
-    post({ type: "boot-error", message: errorText(error) });
+    // The host logs these, with the stack, as the worker's one failure line.
+    if (served) post({ type: "fatal", message: `failed after it started serving: ${errorText(error)}` });
+    else post({ type: "boot-error", message: errorText(error) });
   }
+};
+
+// An uncaught error or unhandled rejection that the function does not handle itself (with an
+// `error` or `unhandledrejection` listener calling preventDefault) ends the worker, as on the edge
+// runtime; Deno reports it to the host's Worker.onerror. Deno.exit ends the worker without an
+// error, so the host is told the code before it happens.
+const exit = Deno.exit.bind(Deno);
+(Deno as { exit: unknown }).exit = (code?: number): never => {
+  post({ type: "exit", code: code ?? Deno.exitCode });
+  return exit(code);
 };
 
 function errorText(error: unknown): string {
