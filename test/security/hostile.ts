@@ -5,7 +5,7 @@
  * that an answer is in its documented error shape.
  */
 import { connect } from "node:net";
-import { simulatedClientAddress } from "../helpers/clients.ts";
+import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 
 /** One request of the suite. `path` is sent as is (already percent-encoded where it should be). */
@@ -23,12 +23,11 @@ export interface Answer {
   text: string;
 }
 
-/** Sends `request` through the gateway with its own client address (so no shared rate limit fills). */
+/** Sends `request` through the gateway from a client address of its own (so no shared rate limit fills). */
 export async function send(request: HostileRequest): Promise<Answer> {
-  const headers = { "x-forwarded-for": simulatedClientAddress(), ...request.headers };
   let response: Response;
   try {
-    response = await fetch(`${env.url}${request.path}`, { method: request.method, headers, body: request.body as BodyInit | undefined, redirect: "manual" });
+    response = await fetchFrom(simulatedClientAddress())(`${env.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body as BodyInit | undefined, redirect: "manual" });
   } catch (error) {
     throw new Error(`${request.method} ${request.path.slice(0, 120)}: the connection failed (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message})`);
   }
@@ -42,11 +41,11 @@ export async function send(request: HostileRequest): Promise<Answer> {
 export function sendRaw(head: string, body: Uint8Array = new Uint8Array(0)): Promise<Answer> {
   const { hostname, port } = new URL(env.url);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) });
+    const socket = connect({ host: hostname, port: Number(port), localAddress: simulatedClientAddress() });
     const chunks: Buffer[] = [];
     socket.setTimeout(20_000, () => socket.destroy(new Error("no answer within 20 s")));
     socket.on("connect", () => {
-      socket.write(Buffer.concat([Buffer.from(`${head}\r\nHost: ${hostname}:${port}\r\nX-Forwarded-For: ${simulatedClientAddress()}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`, "latin1"), body]));
+      socket.write(Buffer.concat([Buffer.from(`${head}\r\nHost: ${hostname}:${port}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`, "latin1"), body]));
     });
     socket.on("data", (chunk) => chunks.push(chunk));
     socket.on("error", (error) => reject(new Error(`raw request ${JSON.stringify(head.slice(0, 80))}: ${error.message}`)));
