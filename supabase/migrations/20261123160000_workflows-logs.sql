@@ -1,0 +1,455 @@
+-- Workflow service, part 4: the logs API in SQL, one function per endpoint, so the `api` edge
+-- function only parses the request and renders the answer:
+--
+-- - workflow_logs:             GET /api/v1/logs (filters, keyset paging, detail modes)
+-- - workflow_log_detail:       GET /api/v1/logs/{id}
+-- - workflow_execution_detail: GET /api/v1/logs/executions/{executionId}
+--
+-- A log is a run that has started (`workflow_executions` with `started_at` set); its id is the
+-- executionId. Each call authenticates the X-API-Key, spends a token of the `logs` bucket of the
+-- caller's billing account (the plan's per-minute figure: Free 10, Pro 30, Team 60), checks the key
+-- may read the workspace, and answers {status, body, rateLimit} or a refusal, as the run functions
+-- do (docs/workflow-runs.md). Which workspaces a key reads: a personal key, those where its user is
+-- a member of any role (reading logs is a viewer's right); a workspace key, its own workspace.
+--
+-- Paging is a keyset over (started_at, id) in the requested order: a page never skips or repeats
+-- a row, whatever the ties in start time and whatever is inserted while paging (decisions item 8).
+-- The query is assembled from the filters given, so each request is planned for its own filters
+-- and picks its own index; every value goes in as a parameter.
+--
+-- - workflows_private.execution_models: the models each finished run used (one row per model), so
+--   the `model` filter is an index range rather than a scan of every run's cost JSON. Filled by a
+--   trigger when a run ends with model usage, whoever ends it.
+
+-- Per-model usage ----------------------------------------------------------------------------------
+
+create table workflows_private.execution_models (
+  execution_id uuid not null references public.workflow_executions (id) on delete cascade,
+  model text not null,
+  workspace_id uuid not null,
+  started_at timestamptz not null,
+  primary key (execution_id, model)
+);
+comment on table workflows_private.execution_models is 'The models each finished run used (the keys of its cost.models), for the logs API''s model filter. Written by a trigger when a run ends; no API role reads it.';
+comment on column workflows_private.execution_models.execution_id is 'The run.';
+comment on column workflows_private.execution_models.model is 'A model the run called (as priced in cost.models).';
+comment on column workflows_private.execution_models.workspace_id is 'The run''s workspace, copied so the filter needs no join.';
+comment on column workflows_private.execution_models.started_at is 'The run''s start, copied: the logs keyset.';
+create index execution_models_keyset_idx on workflows_private.execution_models (workspace_id, model, started_at desc, execution_id desc);
+
+/** Trigger: a run that ended with model usage lists its models in execution_models. */
+create function workflows_private.record_execution_models()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  insert into workflows_private.execution_models (execution_id, model, workspace_id, started_at)
+  select new.id, m.model, new.workspace_id, new.started_at
+  from jsonb_object_keys(new.cost -> 'models') as m (model)
+  on conflict do nothing;
+  return null;
+end;
+$$;
+comment on function workflows_private.record_execution_models() is 'Trigger: records the models of a run that just ended (for the logs model filter).';
+
+-- The WHEN clause is evaluated without calling the function, so runs without models pay nothing.
+create trigger workflow_executions_record_models
+  after update of ended_at on public.workflow_executions
+  for each row
+  when (old.ended_at is null and new.ended_at is not null and jsonb_typeof(new.cost -> 'models') = 'object' and new.cost -> 'models' <> '{}'::jsonb)
+  execute function workflows_private.record_execution_models();
+
+insert into workflows_private.execution_models (execution_id, model, workspace_id, started_at)
+select e.id, m.model, e.workspace_id, e.started_at
+from public.workflow_executions e
+cross join lateral jsonb_object_keys(case when jsonb_typeof(e.cost -> 'models') = 'object' then e.cost -> 'models' else '{}'::jsonb end) as m (model)
+where e.ended_at is not null
+on conflict do nothing;
+
+-- Who is asking -------------------------------------------------------------------------------------
+
+/** The caller of a logs API request: a refusal (401, 429), or its key, meter and logs bucket state. */
+create type workflows_private.logs_caller as (refusal jsonb, key public.api_keys, meter workflows_private.account_meters, rate jsonb);
+comment on type workflows_private.logs_caller is 'What admit_logs_request found: refusal null, or the 401/429 answer; the key; the billing account meter whose limits the caller sees; the logs bucket after spending.';
+
+/**
+ * Authenticates a logs API request and spends one token of the logs bucket of the caller's billing
+ * account (the account workflow_usage_limits reports: a workspace key's workspace's, or a personal
+ * key's highest-priority plan). 401 for a missing, unknown or revoked key; 429 RATE_LIMIT_EXCEEDED
+ * with retryAfter when the bucket is empty (a refusal spends nothing). A user with no billing account
+ * belongs to no workspace: no token is spent and the endpoint answers its own 403/404.
+ */
+create function workflows_private.admit_logs_request(p_api_key text, p_now timestamptz)
+returns workflows_private.logs_caller
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_caller workflows_private.logs_caller;
+  v_spend workflows_private.spend_outcome;
+begin
+  v_caller.key := workflows_private.authenticate_api_key(p_api_key);
+  if (v_caller.key).id is null then
+    v_caller.refusal := workflows_private.api_key_refusal(p_api_key);
+    return v_caller;
+  end if;
+  v_caller.meter := workflows_private.caller_meter(v_caller.key, null);
+  if (v_caller.meter).billing_account_id is null then
+    return v_caller;
+  end if;
+  v_spend := workflows_private.spend((v_caller.meter).billing_account_id, 'logs', false, 0, p_now);
+  v_caller.meter := v_spend.meter;
+  v_caller.rate := workflows_private.rate_limit_state(v_spend.meter, 'logs', p_now);
+  if v_spend.refusal is not null then
+    v_caller.refusal := workflows_private.refusal(429, 'RATE_LIMIT_EXCEEDED',
+      format('Rate limit exceeded: %s logs API requests a minute; retry in %s s', v_caller.rate ->> 'limit', v_caller.rate ->> 'retryAfter'),
+      jsonb_build_object('retryAfter', (v_caller.rate ->> 'retryAfter')::integer, 'rateLimit', v_caller.rate));
+  end if;
+  return v_caller;
+end;
+$$;
+comment on function workflows_private.admit_logs_request(text, timestamptz) is 'Authenticates a logs API key and spends a token of its account''s logs bucket (401 / 429 refusals).';
+
+/**
+ * The spec's `limits` object of every logs API answer: the caller's workflow execution rate limits
+ * (sync and async buckets, read without spending) and the open period's usage.
+ */
+create function workflows_private.logs_limits(p_meter workflows_private.account_meters, p_now timestamptz)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_sync jsonb := workflows_private.rate_limit_state(p_meter, 'sync', p_now);
+  v_async jsonb := workflows_private.rate_limit_state(p_meter, 'async', p_now);
+begin
+  return jsonb_build_object(
+    'workflowExecutionRateLimit', jsonb_build_object(
+      'sync', jsonb_build_object('limit', v_sync -> 'limit', 'remaining', v_sync -> 'remaining', 'resetAt', v_sync -> 'resetAt'),
+      'async', jsonb_build_object('limit', v_async -> 'limit', 'remaining', v_async -> 'remaining', 'resetAt', v_async -> 'resetAt')),
+    'usage', workflows_private.usage_state(p_meter) - 'periodEnd');
+end;
+$$;
+comment on function workflows_private.logs_limits(workflows_private.account_meters, timestamptz) is 'The limits object of the logs API: execution rate limits (sync, async) and usage.';
+
+/** A log's start time as the cursor carries it: UTC, to the microsecond, so it converts back exactly. */
+create function workflows_private.cursor_time(p_at timestamptz)
+returns text
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  return to_char(p_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
+end;
+$$;
+comment on function workflows_private.cursor_time(timestamptz) is 'The start time of a log as the keyset cursor carries it (UTC, microseconds).';
+
+/**
+ * A log entry (list item) of the run `e` as JSON: the spec's basic fields; with `p_full` also its
+ * workflow {id, name, description} (`p_workflow`) and the full cost object; `executionData` with
+ * `traceSpans` and/or `finalOutput` when asked for.
+ */
+create function workflows_private.log_entry(
+  e public.workflow_executions, p_workflow public.workflows, p_full boolean, p_trace_spans boolean, p_final_output boolean
+)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  v_entry jsonb := jsonb_build_object(
+    'id', e.id, 'workflowId', e.workflow_id, 'executionId', e.id, 'level', e.level, 'trigger', e.trigger,
+    'startedAt', e.started_at, 'endedAt', e.ended_at, 'totalDurationMs', e.duration_ms,
+    'cost', jsonb_build_object('total', trim_scale(e.cost_total)), 'files', e.files);
+begin
+  if p_full then
+    v_entry := v_entry || jsonb_build_object(
+      'workflow', jsonb_build_object('id', p_workflow.id, 'name', p_workflow.name, 'description', p_workflow.description),
+      'cost', coalesce(e.cost, workflows_private.run_cost(e.cost_total, null)));
+  end if;
+  if p_trace_spans or p_final_output then
+    v_entry := v_entry || jsonb_build_object('executionData',
+      case when p_trace_spans then jsonb_build_object('traceSpans', coalesce(e.trace_spans, '[]'::jsonb)) else '{}'::jsonb end
+      || case when p_final_output then jsonb_build_object('finalOutput', e.output) else '{}'::jsonb end);
+  end if;
+  return v_entry;
+end;
+$$;
+comment on function workflows_private.log_entry(public.workflow_executions, public.workflows, boolean, boolean, boolean) is 'A run as a logs API entry (basic or full, with the requested execution data).';
+
+-- GET /api/v1/logs ---------------------------------------------------------------------------------
+
+/**
+ * GET /api/v1/logs: a page of the workspace's logs for an API key that may read it, newest first
+ * (`p_order` desc) or oldest first (asc). Filters (each optional, all combined): workflows, folders
+ * (and their subfolders: the workflow's folder now), triggers, level, start time from/to (inclusive),
+ * one execution, duration and cost ranges (finished runs only), a model the run used. The page is
+ * `p_limit` (1–1000) entries after the cursor (`p_cursor_started_at`, `p_cursor_id`: the last entry
+ * of the previous page). `p_details` basic or full; trace spans and final output only when asked.
+ *
+ * Answers {status: 200, body: {data, nextCursor: {startedAt, id} | null, limits}, rateLimit} (the
+ * edge function makes the cursor opaque and the rate limit headers), or a refusal: 401, 429, 403
+ * FORBIDDEN for a workspace the key may not read (or that does not exist). Malformed arguments,
+ * which the edge function has already refused with 400, raise 22023.
+ */
+create function public.workflow_logs(
+  p_api_key text,
+  p_workspace_id uuid,
+  p_workflow_ids uuid[] default null,
+  p_folder_ids uuid[] default null,
+  p_triggers text[] default null,
+  p_level text default null,
+  p_start_date timestamptz default null,
+  p_end_date timestamptz default null,
+  p_execution_id uuid default null,
+  p_min_duration_ms integer default null,
+  p_max_duration_ms integer default null,
+  p_min_cost numeric default null,
+  p_max_cost numeric default null,
+  p_model text default null,
+  p_limit integer default 100,
+  p_cursor_started_at timestamptz default null,
+  p_cursor_id uuid default null,
+  p_order text default 'desc',
+  p_details text default 'basic',
+  p_include_trace_spans boolean default false,
+  p_include_final_output boolean default false
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_caller workflows_private.logs_caller;
+  v_folder_workflows uuid[];
+  v_triggers public.workflow_trigger[];
+  -- The keyset columns: the run's own, or (model filter) the per-model table's copy, whose index
+  -- then yields the page in order.
+  v_key text := case when p_model is null then 'e' else 'm' end;
+  v_id text := case when p_model is null then 'e.id' else 'm.execution_id' end;
+  v_direction text := case when p_order = 'asc' then 'asc' else 'desc' end;
+  v_where text;
+  v_query text;
+  v_page jsonb;
+begin
+  if p_workspace_id is null or p_limit is null or p_limit not between 1 and 1000 or p_order is null or p_order not in ('asc', 'desc')
+    or p_details is null or p_details not in ('basic', 'full') or (p_level is not null and p_level not in ('info', 'error'))
+    or (p_cursor_started_at is null) <> (p_cursor_id is null)
+    or p_min_duration_ms < 0 or p_max_duration_ms < 0 or p_min_cost < 0 or p_max_cost < 0 then
+    raise exception 'workflow_logs: workspace required; limit 1 to 1000; order asc or desc; details basic or full; level info or error; a cursor has both parts; ranges are not negative'
+      using errcode = '22023';
+  end if;
+  begin
+    v_triggers := p_triggers::public.workflow_trigger[];
+  exception when invalid_text_representation then
+    raise exception 'workflow_logs: triggers are api, webhook, schedule, manual or chat' using errcode = '22023';
+  end;
+
+  v_caller := workflows_private.admit_logs_request(p_api_key, v_now);
+  if v_caller.refusal is not null then
+    return v_caller.refusal;
+  end if;
+  if (v_caller.meter).billing_account_id is null
+    or workflows_private.principal_access(v_caller.key, null, p_workspace_id, 'viewer') <> 'allowed' then
+    return workflows_private.refusal(403, 'FORBIDDEN', format('This API key may not read the logs of workspace %s', p_workspace_id),
+      jsonb_build_object('rateLimit', v_caller.rate));
+  end if;
+
+  if p_folder_ids is not null then
+    with recursive tree as (
+      select f.id from public.folders f where f.workspace_id = p_workspace_id and f.id = any(p_folder_ids)
+      union
+      select f.id from public.folders f join tree t on f.parent_id = t.id where f.workspace_id = p_workspace_id
+    )
+    select coalesce(array_agg(w.id), '{}') into v_folder_workflows
+    from public.workflows w where w.workspace_id = p_workspace_id and w.folder_id in (select id from tree);
+  end if;
+
+  v_where := format('%s.workspace_id = $1', v_key) || case when p_model is null then ' and e.started_at is not null' else ' and m.model = $13' end;
+  if p_workflow_ids is not null then v_where := v_where || ' and e.workflow_id = any($2)'; end if;
+  if p_folder_ids is not null then v_where := v_where || ' and e.workflow_id = any($3)'; end if;
+  if p_triggers is not null then v_where := v_where || ' and e.trigger = any($4)'; end if;
+  if p_level is not null then v_where := v_where || ' and e.level = $5::public.workflow_log_level'; end if;
+  if p_start_date is not null then v_where := v_where || format(' and %s.started_at >= $6', v_key); end if;
+  if p_end_date is not null then v_where := v_where || format(' and %s.started_at <= $7', v_key); end if;
+  if p_execution_id is not null then v_where := v_where || format(' and %s = $8', v_id); end if;
+  -- Duration and cost are final once a run has ended; saying so lets the partial indexes serve.
+  if coalesce(p_min_duration_ms, p_max_duration_ms, p_min_cost, p_max_cost) is not null then v_where := v_where || ' and e.ended_at is not null'; end if;
+  if p_min_duration_ms is not null then v_where := v_where || ' and e.duration_ms >= $9'; end if;
+  if p_max_duration_ms is not null then v_where := v_where || ' and e.duration_ms <= $10'; end if;
+  if p_min_cost is not null then v_where := v_where || ' and e.cost_total >= $11'; end if;
+  if p_max_cost is not null then v_where := v_where || ' and e.cost_total <= $12'; end if;
+  if p_cursor_id is not null then
+    v_where := v_where || format(' and (%s.started_at, %s) %s ($14, $15)', v_key, v_id, case when v_direction = 'asc' then '>' else '<' end);
+  end if;
+
+  -- limit + 1 rows tell whether another page follows; the entries are built from the first `limit`.
+  v_query := format($q$
+    with page as (
+      select p.e, row_number() over (order by (p.e).started_at %4$s, (p.e).id %4$s) as n
+      from (
+        select e from %1$s
+        where %2$s
+        order by %3$s.started_at %4$s, %5$s %4$s
+        limit $16 + 1
+      ) as p (e)
+    )
+    select jsonb_build_object(
+      'data', coalesce(jsonb_agg(workflows_private.log_entry(page.e, w, $17, $18, $19) order by page.n) filter (where page.n <= $16), '[]'::jsonb),
+      'last', (array_agg(jsonb_build_object('startedAt', workflows_private.cursor_time((page.e).started_at), 'id', (page.e).id)) filter (where page.n = $16))[1],
+      'more', count(*) > $16)
+    from page
+    left join public.workflows w on $17 and w.id = (page.e).workflow_id
+    $q$,
+    case when p_model is null then 'public.workflow_executions e'
+      else 'workflows_private.execution_models m join public.workflow_executions e on e.id = m.execution_id' end,
+    v_where, v_key, v_direction, v_id);
+  execute v_query into v_page
+  using p_workspace_id, p_workflow_ids, v_folder_workflows, v_triggers, p_level, p_start_date, p_end_date, p_execution_id,
+    p_min_duration_ms, p_max_duration_ms, p_min_cost, p_max_cost, p_model, p_cursor_started_at, p_cursor_id, p_limit,
+    p_details = 'full', p_include_trace_spans, p_include_final_output;
+
+  return jsonb_build_object('status', 200, 'rateLimit', v_caller.rate, 'body', jsonb_build_object(
+    'data', v_page -> 'data',
+    'nextCursor', case when (v_page ->> 'more')::boolean then v_page -> 'last' end,
+    'limits', workflows_private.logs_limits(v_caller.meter, v_now)));
+end;
+$$;
+comment on function public.workflow_logs(text, uuid, uuid[], uuid[], text[], text, timestamptz, timestamptz, uuid, integer, integer, numeric, numeric, text, integer, timestamptz, uuid, text, text, boolean, boolean)
+  is 'GET /api/v1/logs: a filtered keyset page of a workspace''s logs for an API key, with the limits object; spends a logs API token. Service role only.';
+
+-- GET /api/v1/logs/{id} and /api/v1/logs/executions/{executionId} -----------------------------------
+
+/**
+ * The started run `p_id` if the caller's key may read its workspace (any member, or a key of the
+ * workspace), else null: the endpoints answer 404 alike for runs that do not exist, have not
+ * started, or belong to a workspace the key may not read.
+ */
+create function workflows_private.readable_log(p_caller workflows_private.logs_caller, p_id uuid)
+returns public.workflow_executions
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_run public.workflow_executions;
+begin
+  select * into v_run from public.workflow_executions e where e.id = p_id and e.started_at is not null;
+  if not found or (p_caller.meter).billing_account_id is null
+    or workflows_private.principal_access(p_caller.key, null, v_run.workspace_id, 'viewer') <> 'allowed' then
+    return null;
+  end if;
+  return v_run;
+end;
+$$;
+comment on function workflows_private.readable_log(workflows_private.logs_caller, uuid) is 'A started run the logs API caller may read, or null (404).';
+
+/**
+ * GET /api/v1/logs/{id}: {status: 200, body: {data: <log detail>, limits}, rateLimit}. The detail is
+ * a full log entry with executionData {traceSpans, finalOutput}. 401, 429, or 404 NOT_FOUND for a
+ * log the key may not read.
+ */
+create function public.workflow_log_detail(p_api_key text, p_id uuid)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_caller workflows_private.logs_caller;
+  v_run public.workflow_executions;
+  v_workflow public.workflows;
+begin
+  v_caller := workflows_private.admit_logs_request(p_api_key, v_now);
+  if v_caller.refusal is not null then
+    return v_caller.refusal;
+  end if;
+  v_run := workflows_private.readable_log(v_caller, p_id);
+  if v_run.id is null then
+    return workflows_private.refusal(404, 'NOT_FOUND', format('Log %s not found', p_id), jsonb_build_object('rateLimit', v_caller.rate));
+  end if;
+  select * into v_workflow from public.workflows w where w.id = v_run.workflow_id;
+  return jsonb_build_object('status', 200, 'rateLimit', v_caller.rate, 'body', jsonb_build_object(
+    'data', workflows_private.log_entry(v_run, v_workflow, true, true, true),
+    'limits', workflows_private.logs_limits(v_caller.meter, v_now)));
+end;
+$$;
+comment on function public.workflow_log_detail(text, uuid) is 'GET /api/v1/logs/{id}: one log with its workflow, execution data and full cost, and the limits object. Service role only.';
+
+/**
+ * GET /api/v1/logs/executions/{executionId}: {status: 200, body: {executionId, workflowId,
+ * workflowState {blocks, edges, loops, parallels}, executionMetadata {trigger, startedAt, endedAt,
+ * totalDurationMs, cost}, limits}, rateLimit}. The state is what the run executed: its deployment
+ * snapshot, or the draft snapshot of a manual run. 401, 429, or 404 NOT_FOUND.
+ */
+create function public.workflow_execution_detail(p_api_key text, p_execution_id uuid)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_now timestamptz := now();
+  v_caller workflows_private.logs_caller;
+  v_run public.workflow_executions;
+  v_state jsonb;
+begin
+  v_caller := workflows_private.admit_logs_request(p_api_key, v_now);
+  if v_caller.refusal is not null then
+    return v_caller.refusal;
+  end if;
+  v_run := workflows_private.readable_log(v_caller, p_execution_id);
+  if v_run.id is not null then
+    select coalesce(d.state, s.state) into v_state
+    from (select 1) as one
+    left join public.workflow_deployments d on d.id = v_run.deployment_id
+    left join public.workflow_execution_snapshots s on s.id = v_run.snapshot_id;
+  end if;
+  if v_state is null then
+    return workflows_private.refusal(404, 'NOT_FOUND', format('Execution %s not found', p_execution_id), jsonb_build_object('rateLimit', v_caller.rate));
+  end if;
+  return jsonb_build_object('status', 200, 'rateLimit', v_caller.rate, 'body', jsonb_build_object(
+    'executionId', v_run.id,
+    'workflowId', v_run.workflow_id,
+    'workflowState', jsonb_build_object(
+      'blocks', coalesce(v_state -> 'blocks', '{}'::jsonb), 'edges', coalesce(v_state -> 'edges', '[]'::jsonb),
+      'loops', coalesce(v_state -> 'loops', '{}'::jsonb), 'parallels', coalesce(v_state -> 'parallels', '{}'::jsonb)),
+    'executionMetadata', jsonb_build_object(
+      'trigger', v_run.trigger, 'startedAt', v_run.started_at, 'endedAt', v_run.ended_at, 'totalDurationMs', v_run.duration_ms,
+      'cost', coalesce(v_run.cost, workflows_private.run_cost(v_run.cost_total, null))),
+    'limits', workflows_private.logs_limits(v_caller.meter, v_now)));
+end;
+$$;
+comment on function public.workflow_execution_detail(text, uuid) is 'GET /api/v1/logs/executions/{executionId}: the workflow state a run executed and its metadata, and the limits object. Service role only.';
+
+-- Access -------------------------------------------------------------------------------------------
+
+revoke all on workflows_private.execution_models from public, anon, authenticated, service_role;
+alter table workflows_private.execution_models enable row level security;
+
+revoke execute on function
+  public.workflow_logs(text, uuid, uuid[], uuid[], text[], text, timestamptz, timestamptz, uuid, integer, integer, numeric, numeric, text, integer, timestamptz, uuid, text, text, boolean, boolean),
+  public.workflow_log_detail(text, uuid),
+  public.workflow_execution_detail(text, uuid),
+  workflows_private.record_execution_models(),
+  workflows_private.admit_logs_request(text, timestamptz),
+  workflows_private.logs_limits(workflows_private.account_meters, timestamptz),
+  workflows_private.cursor_time(timestamptz),
+  workflows_private.log_entry(public.workflow_executions, public.workflows, boolean, boolean, boolean),
+  workflows_private.readable_log(workflows_private.logs_caller, uuid)
+  from public, anon, authenticated, service_role;
+grant execute on function
+  public.workflow_logs(text, uuid, uuid[], uuid[], text[], text, timestamptz, timestamptz, uuid, integer, integer, numeric, numeric, text, integer, timestamptz, uuid, text, text, boolean, boolean),
+  public.workflow_log_detail(text, uuid),
+  public.workflow_execution_detail(text, uuid)
+  to service_role;
