@@ -57,6 +57,13 @@ export interface StackConfig extends ApiKeys {
   trustedProxies: string;
 }
 
+/**
+ * What the local stacks put in OUTBOUND_ALLOWED_HOSTS: the loopback ranges, so workflows can call
+ * services on this machine (the tests' stand-ins, a model server run locally). Hosted deployments
+ * leave the variable empty, and the outbound guard then refuses every non-public address.
+ */
+export const LOCAL_OUTBOUND_ALLOWED_HOSTS = "127.0.0.0/8,::1";
+
 /** The database password every local Supabase stack uses. */
 export const LOCAL_DB_PASSWORD = "postgres";
 

@@ -1,4 +1,5 @@
 import type { StackConfig } from "./config.ts";
+import { functionEnvironment } from "./functions-host/launch.ts";
 
 /** The variables `supabase status -o env` prints, with this stack's values. */
 export function statusVariables(config: StackConfig): Record<string, string> {
@@ -51,4 +52,15 @@ export function clientEnvironment(config: StackConfig): Record<string, string> {
     SUPABASE_DB_URL: vars.DB_URL,
     MAIL_URL: vars.MAILPIT_URL,
   };
+}
+
+/**
+ * The line `npm start` and `npm test` print about outbound calls: what OUTBOUND_ALLOWED_HOSTS the
+ * stack's functions get, since the local stacks open loopback (hosted deployments do not).
+ */
+export function formatOutboundNotice(config: StackConfig): string {
+  const allowed = functionEnvironment(config).OUTBOUND_ALLOWED_HOSTS ?? "";
+  return allowed
+    ? `Workflows may call these non-public addresses: OUTBOUND_ALLOWED_HOSTS=${allowed} (local only; hosted deployments leave it empty).`
+    : "Workflows may call public addresses only (OUTBOUND_ALLOWED_HOSTS is empty).";
 }

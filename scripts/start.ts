@@ -1,7 +1,7 @@
 import { loadConfig } from "../platform/config.ts";
 import { prepareMachine } from "../platform/prepare.ts";
 import { runUntilStopped, startStack } from "../platform/stack.ts";
-import { formatSummary } from "../platform/summary.ts";
+import { formatOutboundNotice, formatSummary } from "../platform/summary.ts";
 
 /**
  * `npm start`: brings up the whole local backend with seed data and stays in the foreground,
@@ -12,7 +12,7 @@ export async function main(): Promise<number> {
   console.log(`Starting Orbita's local Supabase stack (${config.runtimeDir})`);
   await prepareMachine("run");
   const stack = await startStack(config);
-  console.log(`\nStarted Orbita local development setup.\n\n${formatSummary(config)}\n\nLogs: ${config.logDir}\nPress Ctrl-C (or run \`npm stop\`) to stop everything.`);
+  console.log(`\nStarted Orbita local development setup.\n\n${formatSummary(config)}\n\n${formatOutboundNotice(config)}\nLogs: ${config.logDir}\nPress Ctrl-C (or run \`npm stop\`) to stop everything.`);
   await runUntilStopped(stack);
   return 0;
 }

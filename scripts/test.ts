@@ -6,7 +6,8 @@ import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.t
 import { supabaseCli } from "../platform/migrations.ts";
 import { prepareMachine } from "../platform/prepare.ts";
 import { resetStack, startStack } from "../platform/stack.ts";
-import { clientEnvironment } from "../platform/summary.ts";
+import { functionEnvironment } from "../platform/functions-host/launch.ts";
+import { clientEnvironment, formatOutboundNotice } from "../platform/summary.ts";
 
 interface SuiteResult {
   name: string;
@@ -72,6 +73,8 @@ async function runTypecheck(): Promise<SuiteResult> {
 async function runVitest(config: StackConfig, files: string[], generatedTypes: string): Promise<SuiteResult> {
   const { code, output } = await runCaptured(join(PROJECT_ROOT, "node_modules", ".bin", "vitest"), ["run", ...files], {
     ...clientEnvironment(config),
+    // Workflows run in vitest's own process too (engine and block tests): same allow-list as the functions.
+    OUTBOUND_ALLOWED_HOSTS: functionEnvironment(config).OUTBOUND_ALLOWED_HOSTS ?? "",
     ORBITA_PROFILE: "test",
     GENERATED_TYPES_FILE: generatedTypes,
     FORCE_COLOR: "0",
@@ -92,6 +95,7 @@ export async function main(args: string[]): Promise<number> {
   const config = loadConfig("test");
   const started = Date.now();
   console.log(`Preparing the test stack (${config.runtimeDir})`);
+  console.log(formatOutboundNotice(config));
   await prepareMachine("test");
   await resetStack(config);
   const generatedTypes = join(config.runtimeDir, "generated-types.ts");

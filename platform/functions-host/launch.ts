@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
+import { LOCAL_OUTBOUND_ALLOWED_HOSTS, PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
 import type { ServiceDefinition } from "../process/supervisor.ts";
@@ -26,7 +26,8 @@ function jwks(secret: string): string {
 /**
  * The environment a function sees, as under `supabase functions serve`: the stack's URL, keys and
  * database, then supabase/functions/.env (and test/fixtures/functions.env in the test stack). Locally RESEND_BASE_URL points at the mail catcher, so
- * the real `resend` client delivers there (a .env value wins, to send for real on purpose).
+ * the real `resend` client delivers there (a .env value wins, to send for real on purpose), and
+ * OUTBOUND_ALLOWED_HOSTS lets workflows call loopback addresses (a .env value wins here too).
  * SUPABASE_* names stay the platform's, as the CLI does not let an env file override them.
  */
 export function functionEnvironment(config: StackConfig): Record<string, string> {
@@ -35,6 +36,7 @@ export function functionEnvironment(config: StackConfig): Record<string, string>
   const user = Object.fromEntries(files.flatMap((env) => Object.entries(env)).filter(([name]) => !name.startsWith("SUPABASE_")));
   return {
     RESEND_BASE_URL: `http://127.0.0.1:${config.ports.mail}`,
+    OUTBOUND_ALLOWED_HOSTS: LOCAL_OUTBOUND_ALLOWED_HOSTS,
     ...user,
     SUPABASE_URL: config.apiUrl,
     SUPABASE_ANON_KEY: config.anonKey,
