@@ -191,7 +191,11 @@ comment on function workflows_private.webhook_event_data(public.workflow_executi
  * delivery whose previous attempt was never recorded (its worker stopped) gets that attempt
  * recorded as interrupted first. Messages of deliveries that no longer wait for an attempt are
  * dropped; deliveries of a subscription switched off fail; messages that surfaced more than a
- * second early (pgmq's whole-second delays) are hidden until due. Returns {deliveries: [...]}.
+ * second early (pgmq's whole-second delays) are hidden until due; a delivery being recorded or
+ * redelivered this very moment is looked at again a second later. Returns {deliveries: [...]}.
+ *
+ * Set-based: one statement per kind of outcome for the whole batch, and each subscription's secret
+ * decrypted once, so a claim costs little more than its reads and writes.
  */
 create function public.claim_webhook_deliveries(p_batch_size integer default 10, p_visibility_timeout integer default 60)
 returns jsonb
@@ -201,67 +205,116 @@ set search_path = ''
 as $$
 declare
   v_now timestamptz := clock_timestamp();
-  v_message record;
-  v_delivery public.webhook_deliveries;
-  v_subscription public.webhook_subscriptions;
-  v_run public.workflow_executions;
-  v_claimed jsonb := '[]'::jsonb;
+  v_message_ids bigint[];
+  v_delivery_ids uuid[];
+  v_locked uuid[];
+  v_row record;
+  v_stale bigint[] := '{}';
+  v_busy bigint[] := '{}';
+  v_switched_off uuid[] := '{}';
+  v_due uuid[] := '{}';
+  v_claimed jsonb;
 begin
   if p_batch_size is null or p_batch_size not between 1 and 1000 or p_visibility_timeout is null or p_visibility_timeout not between 1 and 43200 then
     raise exception 'claim_webhook_deliveries: batch size 1 to 1000, visibility timeout 1 to 43200 s' using errcode = '22023';
   end if;
-  for v_message in select * from pgmq.read('webhook_deliveries', p_visibility_timeout, p_batch_size)
+  select array_agg(m.msg_id order by m.msg_id),
+    array_agg(case when jsonb_typeof(m.message -> 'deliveryId') = 'string'
+      and m.message ->> 'deliveryId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then (m.message ->> 'deliveryId')::uuid end order by m.msg_id)
+  into v_message_ids, v_delivery_ids
+  from pgmq.read('webhook_deliveries', p_visibility_timeout, p_batch_size) m;
+  if v_message_ids is null then
+    return jsonb_build_object('deliveries', '[]'::jsonb);
+  end if;
+  v_locked := array(select d.id from public.webhook_deliveries d where d.id = any(v_delivery_ids) for update skip locked);
+
+  for v_row in
+    select m.message_id, d.id, d.status, d.message_id as current_message, d.next_attempt_at, s.active,
+      m.delivery_id is not null and d.id is null and exists (select 1 from public.webhook_deliveries x where x.id = m.delivery_id) as busy
+    from unnest(v_message_ids, v_delivery_ids) as m (message_id, delivery_id)
+    left join public.webhook_deliveries d on d.id = m.delivery_id and d.id = any(v_locked)
+    left join public.webhook_subscriptions s on s.id = d.subscription_id
   loop
-    v_delivery := null;
-    if jsonb_typeof(v_message.message -> 'deliveryId') = 'string' and v_message.message ->> 'deliveryId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-      select * into v_delivery from public.webhook_deliveries d where d.id = (v_message.message ->> 'deliveryId')::uuid for update skip locked;
-      if not found and exists (select 1 from public.webhook_deliveries d where d.id = (v_message.message ->> 'deliveryId')::uuid) then
-        -- Being recorded or redelivered this very moment: look again in a second.
-        perform pgmq.set_vt('webhook_deliveries', v_message.msg_id, 1);
-        continue;
-      end if;
+    if v_row.busy then
+      v_busy := v_busy || v_row.message_id;
+    elsif v_row.id is null or v_row.status <> 'pending' or v_row.current_message is distinct from v_row.message_id then
+      v_stale := v_stale || v_row.message_id;
+    elsif v_row.next_attempt_at > v_now + interval '1 second' then
+      perform pgmq.set_vt('webhook_deliveries', v_row.message_id, greatest(1, floor(extract(epoch from v_row.next_attempt_at - v_now))::integer));
+    elsif not v_row.active then
+      v_switched_off := v_switched_off || v_row.id;
+      v_stale := v_stale || v_row.message_id;
+    else
+      v_due := v_due || v_row.id;
     end if;
-    if v_delivery.id is null or v_delivery.status <> 'pending' or v_delivery.message_id is distinct from v_message.msg_id then
-      perform pgmq.delete('webhook_deliveries', v_message.msg_id);
-      continue;
-    end if;
-    if v_delivery.next_attempt_at > v_now + interval '1 second' then
-      perform pgmq.set_vt('webhook_deliveries', v_message.msg_id, greatest(1, floor(extract(epoch from v_delivery.next_attempt_at - v_now))::integer));
-      continue;
-    end if;
-    select * into v_subscription from public.webhook_subscriptions s where s.id = v_delivery.subscription_id;
-    if not v_subscription.active then
-      update public.webhook_deliveries d set status = 'failed', next_attempt_at = null, attempt_started_at = null, message_id = null,
-        last_error = 'The subscription was switched off before this delivery was made'
-      where d.id = v_delivery.id;
-      perform pgmq.delete('webhook_deliveries', v_message.msg_id);
-      continue;
-    end if;
-    if v_delivery.attempt_started_at is not null then
-      insert into public.webhook_delivery_attempts (delivery_id, workspace_id, attempt, started_at, error, outcome)
-      values (v_delivery.id, v_delivery.workspace_id, v_delivery.attempts, v_delivery.attempt_started_at,
-        'The worker making this attempt stopped before it was recorded; whether it arrived is unknown', 'interrupted')
-      on conflict (delivery_id, attempt) do nothing;
-    end if;
+  end loop;
+
+  -- Rare: another call holds the delivery right now.
+  perform pgmq.set_vt('webhook_deliveries', b, 1) from unnest(v_busy) b;
+  if v_switched_off <> '{}' then
+    update public.webhook_deliveries d set status = 'failed', next_attempt_at = null, attempt_started_at = null, message_id = null,
+      last_error = 'The subscription was switched off before this delivery was made'
+    where d.id = any(v_switched_off);
+  end if;
+  if v_stale <> '{}' then
+    perform pgmq.delete('webhook_deliveries', v_stale);
+  end if;
+  if v_due = '{}' then
+    return jsonb_build_object('deliveries', '[]'::jsonb);
+  end if;
+
+  insert into public.webhook_delivery_attempts (delivery_id, workspace_id, attempt, started_at, error, outcome)
+  select d.id, d.workspace_id, d.attempts, d.attempt_started_at,
+    'The worker making this attempt stopped before it was recorded; whether it arrived is unknown', 'interrupted'
+  from public.webhook_deliveries d
+  where d.id = any(v_due) and d.attempt_started_at is not null
+  on conflict (delivery_id, attempt) do nothing;
+
+  with claimed as (
     update public.webhook_deliveries d set
       attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, attempt_started_at = v_now, last_attempt_at = v_now
-    where d.id = v_delivery.id
-    returning * into v_delivery;
-    select * into v_run from public.workflow_executions e where e.id = v_delivery.execution_id;
-    v_claimed := v_claimed || jsonb_build_array(jsonb_build_object(
-      'deliveryId', v_delivery.id,
-      'attempt', v_delivery.attempts,
-      'roundAttempt', v_delivery.round_attempts,
-      'dueAt', v_delivery.next_attempt_at,
-      'url', v_subscription.url,
-      'secret', case when v_subscription.has_secret then workflows_private.webhook_secret(v_subscription.id) end,
-      'data', workflows_private.webhook_event_data(v_run, v_subscription, v_now),
-      'links', jsonb_build_object('log', format('/api/v1/logs/%s', v_run.id), 'execution', format('/api/v1/logs/executions/%s', v_run.id))));
-  end loop;
-  return jsonb_build_object('deliveries', v_claimed);
+    where d.id = any(v_due)
+    returning d.*
+  ),
+  secrets as materialized (
+    select s.id, workflows_private.webhook_secret(s.id) as secret
+    from public.webhook_subscriptions s
+    where s.has_secret and s.id in (select c.subscription_id from claimed c)
+  )
+  select jsonb_agg(jsonb_build_object(
+      'deliveryId', c.id,
+      'attempt', c.attempts,
+      'roundAttempt', c.round_attempts,
+      'dueAt', c.next_attempt_at,
+      'url', s.url,
+      'secret', k.secret,
+      'data', workflows_private.webhook_event_data(e, s, v_now),
+      'links', jsonb_build_object('log', format('/api/v1/logs/%s', e.id), 'execution', format('/api/v1/logs/executions/%s', e.id)))
+    order by c.id)
+  into v_claimed
+  from claimed c
+  join public.webhook_subscriptions s on s.id = c.subscription_id
+  join public.workflow_executions e on e.id = c.execution_id
+  left join secrets k on k.id = s.id;
+  return jsonb_build_object('deliveries', coalesce(v_claimed, '[]'::jsonb));
 end;
 $$;
 comment on function public.claim_webhook_deliveries(integer, integer) is 'The delivery worker takes due webhook deliveries with everything an attempt needs (the secret included). Service role only.';
+
+/** The attempts a worker reports (record_webhook_attempts' argument) as rows, with when each retry is due. */
+create function workflows_private.attempt_results(p_attempts jsonb, p_now timestamptz)
+returns table (delivery_id uuid, attempt integer, started_at timestamptz, duration_ms integer, status_code integer, error text, outcome text,
+  next_attempt_at timestamptz, retry_in_ms integer)
+language sql
+immutable
+set search_path = ''
+as $$
+  select r."deliveryId", r.attempt, r."startedAt", r."durationMs", r."statusCode", left(r.error, 1000), r.outcome,
+    case when r.outcome = 'retry' then p_now + make_interval(secs => r."retryInMs" / 1000.0) end, r."retryInMs"
+  from jsonb_to_recordset(p_attempts) as r ("deliveryId" uuid, attempt integer, "startedAt" timestamptz, "durationMs" integer, "statusCode" integer,
+    error text, outcome text, "retryInMs" integer);
+$$;
+comment on function workflows_private.attempt_results(jsonb, timestamptz) is 'A batch of reported delivery attempts as rows.';
 
 /**
  * Records attempts the worker made: `p_attempts` is [{deliveryId, attempt, startedAt (ISO), durationMs,
@@ -269,7 +322,8 @@ comment on function public.claim_webhook_deliveries(integer, integer) is 'The de
  * kept; its delivery becomes delivered or failed, or waits for its retry (a new message, delayed,
  * replaces the old one). The message that carried the attempt is deleted only now, so an attempt
  * whose worker died is made again. An attempt reported after another one took over (its worker was
- * presumed dead) is kept in the history and changes nothing else. Returns how many were recorded.
+ * presumed dead) is kept in the history and changes nothing else. Set-based, one statement per
+ * step for the whole batch. Returns how many attempts were recorded.
  */
 create function public.record_webhook_attempts(p_attempts jsonb)
 returns integer
@@ -279,56 +333,53 @@ set search_path = ''
 as $$
 declare
   v_now timestamptz := clock_timestamp();
-  v_result record;
-  v_delivery public.webhook_deliveries;
-  v_next timestamptz;
-  v_message bigint;
-  v_count integer := 0;
+  v_count integer;
+  v_done bigint[];
 begin
-  if jsonb_typeof(p_attempts) is distinct from 'array' then
-    raise exception 'record_webhook_attempts: an array of attempts' using errcode = '22023';
+  if jsonb_typeof(p_attempts) is distinct from 'array' or exists (
+    select 1 from jsonb_to_recordset(p_attempts) as r ("deliveryId" uuid, attempt integer, "startedAt" timestamptz, outcome text, "retryInMs" integer)
+    where r."deliveryId" is null or r.attempt is null or r."startedAt" is null or r.outcome is null or r.outcome not in ('delivered', 'retry', 'failed')
+      or (r.outcome = 'retry' and (r."retryInMs" is null or r."retryInMs" < 0))
+  ) then
+    raise exception 'record_webhook_attempts: an array of attempts, each with deliveryId, attempt, startedAt and an outcome (delivered, retry with retryInMs, failed)'
+      using errcode = '22023';
   end if;
-  for v_result in
-    select * from jsonb_to_recordset(p_attempts) as r (
-      "deliveryId" uuid, attempt integer, "startedAt" timestamptz, "durationMs" integer, "statusCode" integer, error text, outcome text, "retryInMs" integer)
-  loop
-    if v_result."deliveryId" is null or v_result.attempt is null or v_result."startedAt" is null or v_result.outcome is null
-      or v_result.outcome not in ('delivered', 'retry', 'failed') or (v_result.outcome = 'retry' and (v_result."retryInMs" is null or v_result."retryInMs" < 0)) then
-      raise exception 'record_webhook_attempts: each attempt needs deliveryId, attempt, startedAt and an outcome (delivered, retry with retryInMs, failed)'
-        using errcode = '22023';
-    end if;
-    select * into v_delivery from public.webhook_deliveries d where d.id = v_result."deliveryId" for update;
-    if not found then
-      continue;
-    end if;
-    v_next := case when v_result.outcome = 'retry' then v_now + make_interval(secs => v_result."retryInMs" / 1000.0) end;
-    insert into public.webhook_delivery_attempts (delivery_id, workspace_id, attempt, started_at, duration_ms, status_code, error, outcome, next_attempt_at)
-    values (v_delivery.id, v_delivery.workspace_id, v_result.attempt, v_result."startedAt", v_result."durationMs", v_result."statusCode",
-      left(v_result.error, 1000), v_result.outcome::public.webhook_attempt_outcome, v_next)
-    on conflict (delivery_id, attempt) do update set
-      duration_ms = excluded.duration_ms, status_code = excluded.status_code, error = excluded.error, outcome = excluded.outcome,
-      next_attempt_at = excluded.next_attempt_at;
-    v_count := v_count + 1;
-    if v_delivery.status <> 'pending' or v_delivery.attempts <> v_result.attempt or v_delivery.attempt_started_at is null then
-      continue;
-    end if;
-    if v_delivery.message_id is not null then
-      perform pgmq.delete('webhook_deliveries', v_delivery.message_id);
-    end if;
-    v_message := null;
-    if v_result.outcome = 'retry' then
-      select m into v_message from pgmq.send('webhook_deliveries', jsonb_build_object('deliveryId', v_delivery.id), floor(v_result."retryInMs" / 1000.0)::integer) m;
-    end if;
+
+  -- Lock the deliveries in id order, so two recording workers cannot deadlock.
+  perform 1 from public.webhook_deliveries d where d.id in (select r.delivery_id from workflows_private.attempt_results(p_attempts, v_now) r) order by d.id for update;
+
+  insert into public.webhook_delivery_attempts (delivery_id, workspace_id, attempt, started_at, duration_ms, status_code, error, outcome, next_attempt_at)
+  select r.delivery_id, d.workspace_id, r.attempt, r.started_at, r.duration_ms, r.status_code, r.error, r.outcome::public.webhook_attempt_outcome, r.next_attempt_at
+  from workflows_private.attempt_results(p_attempts, v_now) r join public.webhook_deliveries d on d.id = r.delivery_id
+  on conflict (delivery_id, attempt) do update set
+    duration_ms = excluded.duration_ms, status_code = excluded.status_code, error = excluded.error, outcome = excluded.outcome,
+    next_attempt_at = excluded.next_attempt_at;
+  get diagnostics v_count = row_count;
+
+  -- Only the attempt under way moves its delivery on; a retry's message replaces the old one.
+  with current_attempts as (
+    select r.*, d.message_id as old_message
+    from workflows_private.attempt_results(p_attempts, v_now) r join public.webhook_deliveries d on d.id = r.delivery_id
+    where d.status = 'pending' and d.attempts = r.attempt and d.attempt_started_at is not null
+  ),
+  moved as (
     update public.webhook_deliveries d set
-      status = case v_result.outcome when 'delivered' then 'delivered' when 'failed' then 'failed' else 'pending' end::public.webhook_delivery_status,
-      next_attempt_at = v_next,
+      status = case r.outcome when 'delivered' then 'delivered' when 'failed' then 'failed' else 'pending' end::public.webhook_delivery_status,
+      next_attempt_at = r.next_attempt_at,
       attempt_started_at = null,
-      last_status_code = v_result."statusCode",
-      last_error = case when v_result.outcome = 'delivered' then null else left(v_result.error, 1000) end,
-      delivered_at = case when v_result.outcome = 'delivered' then v_now end,
-      message_id = v_message
-    where d.id = v_delivery.id;
-  end loop;
+      last_status_code = r.status_code,
+      last_error = case when r.outcome = 'delivered' then null else r.error end,
+      delivered_at = case when r.outcome = 'delivered' then v_now end,
+      message_id = case when r.outcome = 'retry' then
+        (select m from pgmq.send('webhook_deliveries', jsonb_build_object('deliveryId', d.id), floor(r.retry_in_ms / 1000.0)::integer) m) end
+    from current_attempts r
+    where d.id = r.delivery_id
+    returning r.old_message
+  )
+  select array_agg(old_message) filter (where old_message is not null) into v_done from moved;
+  if v_done is not null then
+    perform pgmq.delete('webhook_deliveries', v_done);
+  end if;
   return v_count;
 end;
 $$;
@@ -444,7 +495,8 @@ revoke execute on function
   public.redeliver_failed_webhooks(uuid, timestamptz),
   workflows_private.queue_webhook_deliveries(),
   workflows_private.webhook_event_data(public.workflow_executions, public.webhook_subscriptions, timestamptz),
-  workflows_private.restart_delivery(uuid)
+  workflows_private.restart_delivery(uuid),
+  workflows_private.attempt_results(jsonb, timestamptz)
   from public, anon, authenticated, service_role;
 grant execute on function
   public.claim_webhook_deliveries(integer, integer),
