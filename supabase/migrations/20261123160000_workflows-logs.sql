@@ -152,36 +152,32 @@ comment on function workflows_private.cursor_time(timestamptz) is 'The start tim
 /**
  * A log entry (list item) of the run `e` as JSON: the spec's basic fields; with `p_full` also its
  * workflow {id, name, description} (`p_workflow`) and the full cost object; `executionData` with
- * `traceSpans` and/or `finalOutput` when asked for.
+ * `traceSpans` and/or `finalOutput` when asked for. Plain SQL without a SET clause, so that the
+ * planner inlines it into the page query (a call per row cost four times as much as building the
+ * row); stable, not immutable, for the same reason (jsonb_build_object is stable, and an immutable
+ * function with a stable body is not inlined). Its callers run with an empty search_path.
  */
 create function workflows_private.log_entry(
   e public.workflow_executions, p_workflow public.workflows, p_full boolean, p_trace_spans boolean, p_final_output boolean
 )
 returns jsonb
-language plpgsql
+language sql
 stable
-set search_path = ''
 as $$
-declare
-  v_entry jsonb := jsonb_build_object(
-    'id', e.id, 'workflowId', e.workflow_id, 'executionId', e.id, 'level', e.level, 'trigger', e.trigger,
-    'startedAt', e.started_at, 'endedAt', e.ended_at, 'totalDurationMs', e.duration_ms,
-    'cost', jsonb_build_object('total', trim_scale(e.cost_total)), 'files', e.files);
-begin
-  if p_full then
-    v_entry := v_entry || jsonb_build_object(
-      'workflow', jsonb_build_object('id', p_workflow.id, 'name', p_workflow.name, 'description', p_workflow.description),
-      'cost', coalesce(e.cost, workflows_private.run_cost(e.cost_total, null)));
-  end if;
-  if p_trace_spans or p_final_output then
-    v_entry := v_entry || jsonb_build_object('executionData',
-      case when p_trace_spans then jsonb_build_object('traceSpans', coalesce(e.trace_spans, '[]'::jsonb)) else '{}'::jsonb end
-      || case when p_final_output then jsonb_build_object('finalOutput', e.output) else '{}'::jsonb end);
-  end if;
-  return v_entry;
-end;
+  select jsonb_build_object(
+      'id', e.id, 'workflowId', e.workflow_id, 'executionId', e.id, 'level', e.level, 'trigger', e.trigger,
+      'startedAt', e.started_at, 'endedAt', e.ended_at, 'totalDurationMs', e.duration_ms,
+      'cost', case when p_full then coalesce(e.cost, workflows_private.run_cost(e.cost_total, null))
+        else jsonb_build_object('total', trim_scale(e.cost_total)) end,
+      'files', e.files)
+    || case when p_full then jsonb_build_object('workflow', jsonb_build_object('id', p_workflow.id, 'name', p_workflow.name, 'description', p_workflow.description))
+      else '{}'::jsonb end
+    || case when p_trace_spans or p_final_output then jsonb_build_object('executionData',
+        case when p_trace_spans then jsonb_build_object('traceSpans', coalesce(e.trace_spans, '[]'::jsonb)) else '{}'::jsonb end
+        || case when p_final_output then jsonb_build_object('finalOutput', e.output) else '{}'::jsonb end)
+      else '{}'::jsonb end;
 $$;
-comment on function workflows_private.log_entry(public.workflow_executions, public.workflows, boolean, boolean, boolean) is 'A run as a logs API entry (basic or full, with the requested execution data).';
+comment on function workflows_private.log_entry(public.workflow_executions, public.workflows, boolean, boolean, boolean) is 'A run as a logs API entry (basic or full, with the requested execution data); inlined into the page query.';
 
 -- GET /api/v1/logs ---------------------------------------------------------------------------------
 
@@ -197,6 +193,14 @@ comment on function workflows_private.log_entry(public.workflow_executions, publ
  * edge function makes the cursor opaque and the rate limit headers), or a refusal: 401, 429, 403
  * FORBIDDEN for a workspace the key may not read (or that does not exist). Malformed arguments,
  * which the edge function has already refused with 400, raise 22023.
+ *
+ * How the page is read: the query is written for the filters given, with their values as quoted
+ * literals (every value is typed and checked first), so the planner sees exactly what it filters
+ * on, partial indexes included. One index delivers the rows already in keyset order: a model's
+ * per-model index; a workflow's or a trigger's index for one value; for a few values (2 to 20
+ * workflows, 2 to 4 triggers), one short ordered scan per value merged (an IN list on an index
+ * cannot keep the order, and would sort every matching run); otherwise the workspace's index,
+ * whose first rows mostly match.
  */
 create function public.workflow_logs(
   p_api_key text,
@@ -229,16 +233,15 @@ as $$
 declare
   v_now timestamptz := now();
   v_caller workflows_private.logs_caller;
-  v_folder_workflows uuid[];
+  v_workflows uuid[];
   v_triggers public.workflow_trigger[];
-  -- The keyset columns: the run's own, or (model filter) the per-model table's copy, whose index
-  -- then yields the page in order.
-  v_key text := case when p_model is null then 'e' else 'm' end;
-  v_id text := case when p_model is null then 'e.id' else 'm.execution_id' end;
   v_direction text := case when p_order = 'asc' then 'asc' else 'desc' end;
+  -- The keyset columns: the run's own, or (model filter) the per-model table's copies.
+  v_key text := case when p_model is null then 'e.started_at' else 'm.started_at' end;
+  v_id text := case when p_model is null then 'e.id' else 'm.execution_id' end;
   v_where text;
-  v_query text;
-  v_page jsonb;
+  v_rows text;
+  v_page jsonb := jsonb_build_object('data', '[]'::jsonb, 'more', false);
 begin
   if p_workspace_id is null or p_limit is null or p_limit not between 1 and 1000 or p_order is null or p_order not in ('asc', 'desc')
     or p_details is null or p_details not in ('basic', 'full') or (p_level is not null and p_level not in ('info', 'error'))
@@ -248,10 +251,13 @@ begin
       using errcode = '22023';
   end if;
   begin
-    v_triggers := p_triggers::public.workflow_trigger[];
+    v_triggers := array(select distinct t from unnest(p_triggers::public.workflow_trigger[]) t order by t);
   exception when invalid_text_representation then
     raise exception 'workflow_logs: triggers are api, webhook, schedule, manual or chat' using errcode = '22023';
   end;
+  if p_triggers is null or cardinality(v_triggers) = 5 then
+    v_triggers := null;
+  end if;
 
   v_caller := workflows_private.admit_logs_request(p_api_key, v_now);
   if v_caller.refusal is not null then
@@ -263,59 +269,74 @@ begin
       jsonb_build_object('rateLimit', v_caller.rate));
   end if;
 
+  -- The workflows asked for: the ids given, within the folders given (with their subfolders).
   if p_folder_ids is not null then
     with recursive tree as (
       select f.id from public.folders f where f.workspace_id = p_workspace_id and f.id = any(p_folder_ids)
       union
       select f.id from public.folders f join tree t on f.parent_id = t.id where f.workspace_id = p_workspace_id
     )
-    select coalesce(array_agg(w.id), '{}') into v_folder_workflows
+    select coalesce(array_agg(w.id), '{}') into v_workflows
     from public.workflows w where w.workspace_id = p_workspace_id and w.folder_id in (select id from tree);
   end if;
-
-  v_where := format('%s.workspace_id = $1', v_key) || case when p_model is null then ' and e.started_at is not null' else ' and m.model = $13' end;
-  if p_workflow_ids is not null then v_where := v_where || ' and e.workflow_id = any($2)'; end if;
-  if p_folder_ids is not null then v_where := v_where || ' and e.workflow_id = any($3)'; end if;
-  if p_triggers is not null then v_where := v_where || ' and e.trigger = any($4)'; end if;
-  if p_level is not null then v_where := v_where || ' and e.level = $5::public.workflow_log_level'; end if;
-  if p_start_date is not null then v_where := v_where || format(' and %s.started_at >= $6', v_key); end if;
-  if p_end_date is not null then v_where := v_where || format(' and %s.started_at <= $7', v_key); end if;
-  if p_execution_id is not null then v_where := v_where || format(' and %s = $8', v_id); end if;
-  -- Duration and cost are final once a run has ended; saying so lets the partial indexes serve.
-  if coalesce(p_min_duration_ms, p_max_duration_ms, p_min_cost, p_max_cost) is not null then v_where := v_where || ' and e.ended_at is not null'; end if;
-  if p_min_duration_ms is not null then v_where := v_where || ' and e.duration_ms >= $9'; end if;
-  if p_max_duration_ms is not null then v_where := v_where || ' and e.duration_ms <= $10'; end if;
-  if p_min_cost is not null then v_where := v_where || ' and e.cost_total >= $11'; end if;
-  if p_max_cost is not null then v_where := v_where || ' and e.cost_total <= $12'; end if;
-  if p_cursor_id is not null then
-    v_where := v_where || format(' and (%s.started_at, %s) %s ($14, $15)', v_key, v_id, case when v_direction = 'asc' then '>' else '<' end);
+  if p_workflow_ids is not null then
+    v_workflows := array(select distinct x from unnest(p_workflow_ids) x where v_workflows is null or x = any(v_workflows));
   end if;
 
-  -- limit + 1 rows tell whether another page follows; the entries are built from the first `limit`.
-  v_query := format($q$
-    with page as (
-      select p.e, row_number() over (order by (p.e).started_at %4$s, (p.e).id %4$s) as n
-      from (
-        select e from %1$s
-        where %2$s
-        order by %3$s.started_at %4$s, %5$s %4$s
-        limit $16 + 1
-      ) as p (e)
-    )
-    select jsonb_build_object(
-      'data', coalesce(jsonb_agg(workflows_private.log_entry(page.e, w, $17, $18, $19) order by page.n) filter (where page.n <= $16), '[]'::jsonb),
-      'last', (array_agg(jsonb_build_object('startedAt', workflows_private.cursor_time((page.e).started_at), 'id', (page.e).id)) filter (where page.n = $16))[1],
-      'more', count(*) > $16)
-    from page
-    left join public.workflows w on $17 and w.id = (page.e).workflow_id
-    $q$,
-    case when p_model is null then 'public.workflow_executions e'
-      else 'workflows_private.execution_models m join public.workflow_executions e on e.id = m.execution_id' end,
-    v_where, v_key, v_direction, v_id);
-  execute v_query into v_page
-  using p_workspace_id, p_workflow_ids, v_folder_workflows, v_triggers, p_level, p_start_date, p_end_date, p_execution_id,
-    p_min_duration_ms, p_max_duration_ms, p_min_cost, p_max_cost, p_model, p_cursor_started_at, p_cursor_id, p_limit,
-    p_details = 'full', p_include_trace_spans, p_include_final_output;
+  if v_workflows is null or v_workflows <> '{}' then
+    v_where := format('%s = %L', case when p_model is null then 'e.workspace_id' else 'm.workspace_id' end, p_workspace_id)
+      || case when p_model is null then ' and e.started_at is not null' else format(' and m.model = %L', p_model) end
+      || case when p_level is not null then format(' and e.level = %L', p_level) else '' end
+      || case when p_start_date is not null then format(' and %s >= %L::timestamptz', v_key, workflows_private.cursor_time(p_start_date)) else '' end
+      || case when p_end_date is not null then format(' and %s <= %L::timestamptz', v_key, workflows_private.cursor_time(p_end_date)) else '' end
+      || case when p_execution_id is not null then format(' and %s = %L::uuid', v_id, p_execution_id) else '' end
+      -- Duration and cost are final once a run has ended; saying so lets the partial indexes serve.
+      || case when coalesce(p_min_duration_ms, p_max_duration_ms, p_min_cost, p_max_cost) is not null then ' and e.ended_at is not null' else '' end
+      || case when p_min_duration_ms is not null then format(' and e.duration_ms >= %s', p_min_duration_ms) else '' end
+      || case when p_max_duration_ms is not null then format(' and e.duration_ms <= %s', p_max_duration_ms) else '' end
+      || case when p_min_cost is not null then format(' and e.cost_total >= %L::numeric', p_min_cost) else '' end
+      || case when p_max_cost is not null then format(' and e.cost_total <= %L::numeric', p_max_cost) else '' end
+      || case when p_cursor_id is not null then format(' and (%s, %s) %s (%L::timestamptz, %L::uuid)',
+           v_key, v_id, case when v_direction = 'asc' then '>' else '<' end, workflows_private.cursor_time(p_cursor_started_at), p_cursor_id) else '' end;
+
+    -- `limit + 1` rows in keyset order, as a column `e` of whole runs.
+    if p_model is null and (cardinality(v_workflows) between 2 and 20 or (v_workflows is null and cardinality(v_triggers) between 2 and 4)) then
+      v_rows := format(
+        'select x.e from unnest(%1$L::%2$s[]) as v (value)
+         cross join lateral (select e from public.workflow_executions e where %3$s and e.%4$s = v.value
+           %5$s order by e.started_at %6$s, e.id %6$s limit %7$s) as x
+         order by (x.e).started_at %6$s, (x.e).id %6$s limit %7$s',
+        coalesce(v_workflows::text, v_triggers::text), case when v_workflows is not null then 'uuid' else 'public.workflow_trigger' end,
+        v_where, case when v_workflows is not null then 'workflow_id' else 'trigger' end,
+        case when v_workflows is not null and v_triggers is not null then format('and e.trigger = any(%L::public.workflow_trigger[])', v_triggers) else '' end,
+        v_direction, p_limit + 1);
+    else
+      v_rows := format('select e from %s where %s%s%s order by %s %s, %s %s limit %s',
+        case when p_model is null then 'public.workflow_executions e'
+          else 'workflows_private.execution_models m join public.workflow_executions e on e.id = m.execution_id' end,
+        v_where,
+        case when cardinality(v_workflows) = 1 then format(' and e.workflow_id = %L::uuid', v_workflows[1])
+          when v_workflows is not null then format(' and e.workflow_id = any(%L::uuid[])', v_workflows) else '' end,
+        case when cardinality(v_triggers) = 1 then format(' and e.trigger = %L', v_triggers[1])
+          when v_triggers is not null then format(' and e.trigger = any(%L::public.workflow_trigger[])', v_triggers) else '' end,
+        v_key, v_direction, v_id, v_direction, p_limit + 1);
+    end if;
+
+    -- The entries are built from the first `limit` rows; one more says another page follows.
+    execute format($q$
+      with page as (
+        select p.e, row_number() over (order by (p.e).started_at %1$s, (p.e).id %1$s) as n
+        from (%2$s) as p (e)
+      )
+      select jsonb_build_object(
+        'data', coalesce(jsonb_agg(workflows_private.log_entry(page.e, w, %3$L, %4$L, %5$L) order by page.n) filter (where page.n <= %6$s), '[]'::jsonb),
+        'last', (array_agg(jsonb_build_object('startedAt', workflows_private.cursor_time((page.e).started_at), 'id', (page.e).id)) filter (where page.n = %6$s))[1],
+        'more', count(*) > %6$s)
+      from page
+      left join public.workflows w on %3$L and w.id = (page.e).workflow_id
+      $q$, v_direction, v_rows, p_details = 'full', p_include_trace_spans, p_include_final_output, p_limit)
+    into v_page;
+  end if;
 
   return jsonb_build_object('status', 200, 'rateLimit', v_caller.rate, 'body', jsonb_build_object(
     'data', v_page -> 'data',

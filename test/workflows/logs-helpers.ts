@@ -9,6 +9,7 @@ import postgres, { type Sql } from "postgres";
 import { env } from "../helpers/env.ts";
 import { fetchFrom, serviceClient, simulatedClientAddress } from "../helpers/clients.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
+import { specViolations } from "../gamification/openapi.ts";
 import { createWorkflow, type TestWorkspace } from "./factories.ts";
 
 /** How one run goes. */
@@ -136,11 +137,24 @@ export interface LogEntry {
   executionData?: { traceSpans?: unknown[]; finalOutput?: unknown };
 }
 
-/** GET `path` (under /api/v1/logs) with `key` in x-api-key. */
+/** The operation of docs/openapi.yaml that a path under /api/v1/logs is served by. */
+function operationOf(path: string): string {
+  if (path === "") return "/api/v1/logs";
+  return path.startsWith("/executions/") ? "/api/v1/logs/executions/{executionId}" : "/api/v1/logs/{id}";
+}
+
+/**
+ * GET `path` (under /api/v1/logs) with `key` in x-api-key. Every answer is checked against
+ * docs/openapi.yaml (its status must be documented and its body must match), so the document and
+ * the API cannot drift.
+ */
 export async function getLogs(key: string | null, path: string, query: Record<string, string> = {}, send = clientFetch): Promise<LogsResponse> {
   const url = new URL(`${env.url}/api/v1/logs${path}`);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   const response = await send(url, { headers: key === null ? {} : { "x-api-key": key } });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as LogsResponse["body"] };
+  const answer = { status: response.status, headers: response.headers, body: (await response.json()) as LogsResponse["body"] };
+  const violations = specViolations("GET", operationOf(path), answer);
+  if (violations.length > 0) throw new Error(`GET /api/v1/logs${path} answered ${answer.status} against docs/openapi.yaml: ${violations.join("; ")}`);
+  return answer;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schemaViolations } from "../gamification/openapi.ts";
 import { createTestUser, type TestUser } from "../helpers/clients.ts";
 import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 import { createWorkspace, type TestWorkspace } from "./factories.ts";
@@ -125,6 +126,7 @@ describe("completion webhooks", () => {
       expect(await attemptsOf(viewer, delivery.id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 200, outcome: "delivered", error: null, next_attempt_at: null })]);
       // A receiver that re-serialises the JSON instead of checking the raw bytes would not match.
       expect(JSON.stringify(arrival.json)).toBe(arrival.body.toString("utf8"));
+      expect(schemaViolations("WebhookEvent", arrival.json)).toEqual([]);
     });
 
     it("adds the final output, trace spans, rate limits and usage when asked, and says error for failed runs", async () => {
@@ -141,6 +143,7 @@ describe("completion webhooks", () => {
         usage: { currentPeriodCost: expect.any(Number), limit: 100_000, plan: "free", isExceeded: false },
       });
       expect(Object.keys(data.rateLimits as object).sort()).toEqual(["async", "sync"]);
+      expect(schemaViolations("WebhookEvent", arrival.json)).toEqual([]);
     });
 
     it("sends each run to every active subscription its level and trigger filters match, one delivery each", async () => {
