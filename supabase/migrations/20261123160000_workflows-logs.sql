@@ -299,19 +299,20 @@ begin
       || case when p_cursor_id is not null then format(' and (%s, %s) %s (%L::timestamptz, %L::uuid)',
            v_key, v_id, case when v_direction = 'asc' then '>' else '<' end, workflows_private.cursor_time(p_cursor_started_at), p_cursor_id) else '' end;
 
-    -- `limit + 1` rows in keyset order, as a column `e` of whole runs.
+    -- The keys (id, start) of `limit + 1` runs in keyset order; only those pages' rows are read whole.
     if p_model is null and (cardinality(v_workflows) between 2 and 20 or (v_workflows is null and cardinality(v_triggers) between 2 and 4)) then
       v_rows := format(
-        'select x.e from unnest(%1$L::%2$s[]) as v (value)
-         cross join lateral (select e from public.workflow_executions e where %3$s and e.%4$s = v.value
+        'select x.id, x.started_at from unnest(%1$L::%2$s[]) as v (value)
+         cross join lateral (select e.id, e.started_at from public.workflow_executions e where %3$s and e.%4$s = v.value
            %5$s order by e.started_at %6$s, e.id %6$s limit %7$s) as x
-         order by (x.e).started_at %6$s, (x.e).id %6$s limit %7$s',
+         order by x.started_at %6$s, x.id %6$s limit %7$s',
         coalesce(v_workflows::text, v_triggers::text), case when v_workflows is not null then 'uuid' else 'public.workflow_trigger' end,
         v_where, case when v_workflows is not null then 'workflow_id' else 'trigger' end,
         case when v_workflows is not null and v_triggers is not null then format('and e.trigger = any(%L::public.workflow_trigger[])', v_triggers) else '' end,
         v_direction, p_limit + 1);
     else
-      v_rows := format('select e from %s where %s%s%s order by %s %s, %s %s limit %s',
+      v_rows := format('select %s, %s from %s where %s%s%s order by %s %s, %s %s limit %s',
+        v_id, v_key,
         case when p_model is null then 'public.workflow_executions e'
           else 'workflows_private.execution_models m join public.workflow_executions e on e.id = m.execution_id' end,
         v_where,
@@ -322,18 +323,19 @@ begin
         v_key, v_direction, v_id, v_direction, p_limit + 1);
     end if;
 
-    -- The entries are built from the first `limit` rows; one more says another page follows.
+    -- The entries are built from the first `limit` runs; one more says another page follows.
     execute format($q$
       with page as (
-        select p.e, row_number() over (order by (p.e).started_at %1$s, (p.e).id %1$s) as n
-        from (%2$s) as p (e)
+        select k.id, k.started_at, row_number() over (order by k.started_at %1$s, k.id %1$s) as n
+        from (%2$s) as k (id, started_at)
       )
       select jsonb_build_object(
-        'data', coalesce(jsonb_agg(workflows_private.log_entry(page.e, w, %3$L, %4$L, %5$L) order by page.n) filter (where page.n <= %6$s), '[]'::jsonb),
-        'last', (array_agg(jsonb_build_object('startedAt', workflows_private.cursor_time((page.e).started_at), 'id', (page.e).id)) filter (where page.n = %6$s))[1],
+        'data', coalesce(jsonb_agg(workflows_private.log_entry(e, w, %3$L, %4$L, %5$L) order by page.n) filter (where page.n <= %6$s), '[]'::jsonb),
+        'last', (array_agg(jsonb_build_object('startedAt', workflows_private.cursor_time(page.started_at), 'id', page.id)) filter (where page.n = %6$s))[1],
         'more', count(*) > %6$s)
       from page
-      left join public.workflows w on %3$L and w.id = (page.e).workflow_id
+      join public.workflow_executions e on e.id = page.id
+      left join public.workflows w on %3$L and w.id = e.workflow_id
       $q$, v_direction, v_rows, p_details = 'full', p_include_trace_spans, p_include_final_output, p_limit)
     into v_page;
   end if;
