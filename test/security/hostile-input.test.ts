@@ -32,6 +32,8 @@ interface Endpoint {
   /** The body's content type when it is not JSON. */
   contentType?: string;
   headers(): Record<string, string>;
+  /** The path keeps a real id (the workflow's) in its slot, so hostile values reach the body. */
+  realId?: boolean;
 }
 
 let technicians: Technician[];
@@ -47,6 +49,8 @@ function bearer(users: { accessToken: string }[]): Record<string, string> {
 }
 const anon = () => ({ apikey: env.anonKey });
 const service = () => ({ apikey: env.serviceRoleKey, authorization: `Bearer ${env.serviceRoleKey}` });
+/** An API key of the right form that authenticates nothing: the logs API parses the request, then refuses the key. */
+const logsKey = () => ({ "x-api-key": "orb_hostile_input_not_a_real_key_000000000000000" });
 const id = "5e3d0000-0000-4000-8000-00000000abcd";
 
 const endpoints: Endpoint[] = [
@@ -75,8 +79,12 @@ const endpoints: Endpoint[] = [
     headers: anon,
   },
   // The workflow service's manual run, both ways in.
-  { name: "workflow-run/{id}", service: "workflows", method: "POST", path: (slot) => `/functions/v1/workflow-run/${slot}`, body: (value) => ({ text: value }), headers: () => bearer([editor]) },
-  { name: "POST /api/workflows/{id}/run", service: "workflows", method: "POST", path: (slot) => `/api/workflows/${slot}/run`, body: (value) => ({ text: value }), headers: () => bearer([editor]) },
+  { name: "workflow-run/{id}", service: "workflows", method: "POST", path: (slot) => `/functions/v1/workflow-run/${slot}`, body: (value) => ({ text: value }), headers: () => bearer([editor]), realId: true },
+  { name: "POST /api/workflows/{id}/run", service: "workflows", method: "POST", path: (slot) => `/api/workflows/${slot}/run`, body: (value) => ({ text: value }), headers: () => bearer([editor]), realId: true },
+  // The workflow service's logs API: hostile values in the query, the path and the key.
+  { name: "GET /api/v1/logs", service: "workflows", method: "GET", path: (slot) => `/api/v1/logs?workspaceId=${slot}&cursor=${slot}&limit=${slot}&startDate=${slot}&triggers=${slot}&model=${slot}`, headers: logsKey },
+  { name: "GET /api/v1/logs/{id}", service: "workflows", method: "GET", path: (slot) => `/functions/v1/api/v1/logs/${slot}`, headers: () => ({ ...logsKey(), apikey: env.anonKey }) },
+  { name: "GET /api/v1/logs/executions/{id}", service: "workflows", method: "GET", path: (slot) => `/api/v1/logs/executions/${slot}`, headers: () => ({ "x-api-key": "orb_ a key with spaces and ünïcödé" }) },
   // Auth.
   { name: "auth signup", service: "auth", method: "POST", path: () => "/auth/v1/signup", body: (value) => ({ email: value, password: value }), headers: anon },
   { name: "auth token", service: "auth", method: "POST", path: (slot) => `/auth/v1/token?grant_type=${slot === "" ? "password" : slot}`, body: (value) => ({ email: value, password: value, refresh_token: value }), headers: anon },
@@ -122,7 +130,7 @@ function knownFailure(endpoint: Endpoint, request: HostileRequest): boolean {
 
 /** The path of `endpoint` with a value in its slot: the manual-run endpoints keep their real id. */
 function pathWith(endpoint: Endpoint, slot: string): string {
-  if (endpoint.service === "workflows") return endpoint.path(workflowId);
+  if (endpoint.realId) return endpoint.path(workflowId);
   return endpoint.path(slot);
 }
 
