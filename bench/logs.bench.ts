@@ -6,6 +6,7 @@
  * (no key, no rate limit, no JSON) as the floor. Expects the stack's coordinates in SUPABASE_URL,
  * SUPABASE_SERVICE_ROLE_KEY and SUPABASE_DB_URL.
  */
+import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
 import { decodeCursor, encodeCursor } from "../supabase/functions/_shared/workflows/api/logs-cursor.ts";
 import { type LoadResult, runLoad } from "./gamification/load.ts";
@@ -132,6 +133,7 @@ export async function run(): Promise<void> {
     const workspace = await createBenchWorkspace(sql, "Logs bench", "bb100000-0000-4000-8000-000000000001", 50);
     await generateLogs(sql, workspace, (line) => console.log(line));
 
+    console.log(`Load average (1/5/15 min) before measuring: ${loadavg().map((load) => load.toFixed(1)).join(" / ")}: other work on the machine shares its 2 cores.`);
     console.log(`\nA page of 100 per filter, ${REQUESTS} requests each, one at a time: HTTP (the API) · workflow_logs() over SQL · the bare keyset query (floor), p50 / p95 ms`);
     const all: number[] = [];
     let worst = 0;

@@ -10,6 +10,7 @@
  * - what delivery costs the run: finish_workflow_run with 0, 1 and 5 subscriptions.
  * Expects the stack's database in SUPABASE_DB_URL.
  */
+import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
 import { WebhookReceiver } from "../test/stand-ins/webhook-receiver.ts";
 import { createBenchWorkspace } from "./logs-webhooks/setup.ts";
@@ -125,6 +126,7 @@ export async function run(): Promise<void> {
   try {
     const workspace = await createBenchWorkspace(sql, "Webhooks bench", "bb200000-0000-4000-8000-000000000001", 8);
     const [throughput, latency, none, one, five] = workspace.workflowIds;
+    console.log(`Load average (1/5/15 min) before measuring: ${loadavg().map((load) => load.toFixed(1)).join(" / ")}: other work on the machine shares its 2 cores.`);
     console.log("Deliveries to a local receiver that verifies every signature (the worker: 50 attempts in flight, the stack's default):");
     await measureThroughput(sql, receiver, throughput);
     await measureLatency(sql, receiver, latency);
