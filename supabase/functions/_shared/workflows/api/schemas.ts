@@ -30,8 +30,8 @@ export const executeControlSchema = z.object({
 /** The control fields of an execute body. */
 export type ExecuteControls = z.output<typeof executeControlSchema>;
 
-/** Largest execute body: one 20 MB file as a base64 data URL (27 MB) plus its fields, with room for a second. */
-export const MAX_EXECUTE_BODY_BYTES = 64 * 1024 * 1024;
+/** Largest execute body: one 20 MB file as a base64 data URL (about 26.7 MiB) plus its other fields. */
+export const MAX_EXECUTE_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Largest manual-run body. */
 export const MAX_MANUAL_BODY_BYTES = 1024 * 1024;
