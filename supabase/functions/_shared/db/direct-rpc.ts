@@ -35,26 +35,50 @@ export function isClosedConnectionWrite(error: unknown): boolean {
   return error instanceof TypeError && error.message === "Cannot read properties of null (reading 'write')" && /\bnextWrite\b/.test(error.stack ?? "");
 }
 
-/** The runtime's global error events (Deno, browsers), where an uncaught error is reported. */
+/**
+ * Whether `error` is postgres.js reporting a lost connection (CONNECTION_CLOSED and its kin, a write
+ * to a socket the server closed: EPIPE, ECONNRESET; or the server's 57P01 "terminating connection
+ * due to administrator command"). When a connection is
+ * terminated, postgres.js 3.4.9 also rejects promises of its own that nobody awaits (besides
+ * rejecting the caller's query, which the caller handles), and an unhandled rejection ends the
+ * instance, as the uncaught write above does.
+ */
+export function isLostConnectionRejection(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code);
+  const stack = (error as Error | null)?.stack ?? "";
+  if (["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "57P01", "57P02"].includes(code)) return /postgres[\\/](src|cjs|cf)[\\/]/.test(stack);
+  // A reset socket is reported from Deno's node:net internals, with no postgres.js frame; in the
+  // functions that open this pool, postgres.js is the only user of node:net sockets.
+  return (code === "EPIPE" || code === "ECONNRESET") && /postgres[\\/](src|cjs|cf)[\\/]|ext:deno_node\/internal\/stream_base_commons/.test(stack);
+}
+
+/** The runtime's global error events (Deno, browsers), where uncaught errors and unhandled rejections are reported. */
 interface ErrorEventTarget {
   addEventListener(type: "error", listener: (event: { error: unknown; preventDefault(): void }) => void): void;
+  addEventListener(type: "unhandledrejection", listener: (event: { reason: unknown; preventDefault(): void }) => void): void;
 }
 
 let closedWriteGuarded = false;
 
 /**
- * Keeps the postgres.js bug above from ending the instance: a global `error` listener cancels the
- * default (ending the isolate) for exactly that error, and logs it; every other uncaught error is
- * left alone. Installed once, where the runtime dispatches uncaught errors as events (Deno).
+ * Keeps postgres.js's connection-loss faults above from ending the instance: global `error` and
+ * `unhandledrejection` listeners cancel the default (ending the isolate) for exactly those errors,
+ * and log them; every other uncaught error or rejection is left alone. Installed once, where the
+ * runtime dispatches them as events (Deno).
  */
 export function guardClosedConnectionWrites(log: (error: unknown) => void): void {
   const target = globalThis as unknown as Partial<ErrorEventTarget> & { Deno?: unknown };
   if (closedWriteGuarded || typeof target.addEventListener !== "function" || target.Deno === undefined) return;
   closedWriteGuarded = true;
-  target.addEventListener("error", (event) => {
+  target.addEventListener("error", (event: { error: unknown; preventDefault(): void }) => {
     if (!isClosedConnectionWrite(event.error)) return;
     event.preventDefault();
     log(event.error);
+  });
+  target.addEventListener("unhandledrejection", (event: { reason: unknown; preventDefault(): void }) => {
+    if (!isLostConnectionRejection(event.reason)) return;
+    event.preventDefault();
+    log(event.reason);
   });
 }
 

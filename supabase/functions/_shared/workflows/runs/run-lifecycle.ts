@@ -5,6 +5,7 @@
  * finish_workflow_run, which also prices and charges its model usage. The SQL decides everything
  * else (docs/workflow-runs.md).
  */
+import { HttpError } from "../../http/errors.ts";
 import type { ExecutionResult, UserFile } from "../engine/context.ts";
 import type { CompiledWorkflow } from "../engine/graph.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "../engine/errors.ts";
@@ -83,20 +84,30 @@ export function storableCopy(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replace(UNSTORABLE, "\uFFFD"), storableCopy(item)]));
 }
 
+/** How many times a finish is sent when its connection is lost. */
+const FINISH_ATTEMPTS = 3;
+
 /** SQLSTATEs of text jsonb refused: a NUL (22P05, 22021) or a lone surrogate (22P02). */
 const UNSTORABLE_CODES = new Set(["22P05", "22021", "22P02"]);
 
 /**
- * Records the run's end (idempotent in SQL: a second finish changes nothing). A run whose output
- * holds text jsonb cannot store (user code may return a NUL) is recorded with that text replaced,
- * rather than left for the sweeper.
+ * Records the run's end (idempotent in SQL: a second finish changes nothing, so a finish whose
+ * connection was lost is simply sent again, up to FINISH_ATTEMPTS times). A run whose output holds
+ * text jsonb cannot store (user code may return a NUL) is recorded with that text replaced, rather
+ * than left for the sweeper.
  */
 export async function finishRun(call: ServiceCall, executionId: string, ending: RunEnding): Promise<void> {
-  try {
-    await callFinish(call, executionId, ending);
-  } catch (error) {
-    if (!UNSTORABLE_CODES.has(String((error as { code?: unknown }).code))) throw error;
-    await callFinish(call, executionId, storableCopy(ending) as RunEnding);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await callFinish(call, executionId, ending);
+      return;
+    } catch (error) {
+      if (UNSTORABLE_CODES.has(String((error as { code?: unknown }).code))) {
+        ending = storableCopy(ending) as RunEnding;
+      } else if (!(error instanceof HttpError && error.status === 503) || attempt >= FINISH_ATTEMPTS) {
+        throw error;
+      }
+    }
   }
 }
 
