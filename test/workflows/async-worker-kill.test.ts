@@ -1,8 +1,15 @@
 /**
- * An async run whose worker is killed mid-run (the functions host, SIGKILL) comes back to the queue
- * when its lease ends and is run again under the same execution id by the next claim: completed,
- * recorded once, charged once. This kills processes, so it brings up a supervised stack of its own
- * in slot 40+N (ports 59xxx), which no other suite uses.
+ * Faults that must not disturb the shared test stack, on a supervised stack of its own in slot 40+N
+ * (ports 59xxx), which no other suite uses:
+ *
+ * - an async run whose worker is killed mid-run (the functions host, SIGKILL) comes back to the
+ *   queue when its lease ends and is run again under the same execution id: completed, recorded
+ *   once, charged once;
+ * - the `api` function keeps serving while its database connections are terminated under it
+ *   (pg_terminate_backend): requests caught by the loss answer 503 DATABASE_UNAVAILABLE with
+ *   Retry-After, or succeed, and none gets the functions host's WORKER_ERROR, which is what a
+ *   worker killed by postgres.js 3.4.9's uncaught `nextWrite` TypeError (porsager/postgres #1154,
+ *   #1208), or by the rejections it leaves unhandled, would give.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
@@ -67,6 +74,8 @@ describe("a worker killed mid-run", () => {
     workflowId = created.data.id;
     const deployed = await builder.rpc("deploy_workflow", { p_workflow_id: workflowId });
     if (deployed.error) throw deployed.error;
+    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute)
+      select billing_account_id, 100000, 100000 from public.workspaces where id = ${workspaceId}`;
   }, 180_000);
 
   afterAll(async () => {
@@ -103,4 +112,40 @@ describe("a worker killed mid-run", () => {
     const job = await fetch(`${config.apiUrl}/api/jobs/${executionId}`, { headers: { "X-API-Key": DEMO_KEY } });
     expect(await job.json()).toMatchObject({ status: "completed", metadata: { attempt: 2 } });
   }, 120_000);
+
+  it("leaves the api worker serving while its database connections are terminated", async () => {
+    const execute = () => fetch(`${config.apiUrl}/api/workflows/f5000000-0000-4000-8000-000000000003/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "content-type": "application/json" }, body: '{"name": "Ana"}' });
+    await until("a first run", async () => (await execute()).status === 200);
+    let stop = false;
+    let terminated = 0;
+    const killer = (async () => {
+      while (!stop) {
+        const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where application_name = 'orbita-edge-function' and pid <> pg_backend_pid()`;
+        for (const { pid } of rows) await sql`select pg_terminate_backend(${pid})`;
+        terminated += rows.length;
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+    })();
+    const problems: string[] = [];
+    let succeeded = 0;
+    const sender = async () => {
+      for (let index = 0; index < 40; index++) {
+        const response = await execute();
+        const text = await response.text();
+        if (response.status === 200) succeeded += 1;
+        else if (!(response.status === 503 && JSON.parse(text).code === "DATABASE_UNAVAILABLE" && response.headers.get("retry-after") === "1")) problems.push(`${response.status} ${text.slice(0, 200)}`);
+      }
+    };
+    await Promise.all([sender(), sender(), sender(), sender()]);
+    stop = true;
+    await killer;
+    expect(terminated).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    expect(succeeded).toBeGreaterThan(0);
+    await until("a run after the terminations", async () => (await execute()).status === 200, 10_000);
+    // A run whose finish lost its connection on every try is the sweeper's: nothing stays running.
+    await sql`select workflows_private.sweep_workflow_runs(now() + interval '1 hour')`;
+    const [{ running }] = await sql<{ running: number }[]>`select count(*)::int as running from public.workflow_executions where status = 'running'`;
+    expect(running).toBe(0);
+  }, 60_000);
 });

@@ -106,6 +106,8 @@ export async function finishRun(call: ServiceCall, executionId: string, ending: 
         ending = storableCopy(ending) as RunEnding;
       } else if (!(error instanceof HttpError && error.status === 503) || attempt >= FINISH_ATTEMPTS) {
         throw error;
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }
     }
   }
