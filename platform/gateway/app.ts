@@ -17,7 +17,9 @@ export const BODY_LIMITS: Record<Upstream, number> = {
   rest: 10 * 1024 * 1024,
   auth: 1024 * 1024,
   storage: 50 * 1024 * 1024,
-  functions: 20 * 1024 * 1024,
+  // Above the workflow execute endpoint's own 32 MiB cap (an inline file may be 20 MB, 27 MB as
+  // base64), so that endpoint answers bodies between the two in its own {error, code} shape.
+  functions: 64 * 1024 * 1024,
 };
 
 const CORS_HEADERS = {

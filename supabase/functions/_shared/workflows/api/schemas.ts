@@ -8,7 +8,7 @@ export const manualRunBodySchema = z
     /** Replaces the value column (for a webhook or schedule trigger: the body or tick). */
     input: z.unknown().optional(),
     /** Which trigger to start from when the workflow has several. */
-    triggerBlockId: z.string().min(1).optional(),
+    triggerBlockId: z.string().min(1).max(200).optional(),
     /** A shorter run timeout than the default. */
     timeoutMs: z.number().int().min(1).max(DEFAULT_RUN_TIMEOUT_MS).optional(),
   })
@@ -16,3 +16,22 @@ export const manualRunBodySchema = z
 
 /** A parsed manual-run body. */
 export type ManualRunBody = z.output<typeof manualRunBodySchema>;
+
+/**
+ * The control fields of an execute body, beside the Input Format's fields: `stream` (SSE) and
+ * `selectedOutputs` (`blockName.attribute` entries). They are taken out of the body before it
+ * becomes the trigger's input.
+ */
+export const executeControlSchema = z.object({
+  stream: z.boolean({ message: "stream must be true or false" }).optional(),
+  selectedOutputs: z.array(z.string().min(1).max(500), { message: "selectedOutputs must be a list of blockName.attribute strings" }).max(100).optional(),
+});
+
+/** The control fields of an execute body. */
+export type ExecuteControls = z.output<typeof executeControlSchema>;
+
+/** Largest execute body: one 20 MB file as a base64 data URL (about 26.7 MiB) plus its other fields. */
+export const MAX_EXECUTE_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Largest manual-run body. */
+export const MAX_MANUAL_BODY_BYTES = 1024 * 1024;

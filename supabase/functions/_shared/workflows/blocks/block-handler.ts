@@ -23,6 +23,11 @@ export interface BlockRun<Input> {
   trigger: TriggerRequest | null;
   /** The blocks an outgoing handle leads to (for Condition and Router `selectedPath`). */
   targetsOf(handle: string): BlockIdentity[];
+  /**
+   * Streams a piece of the block's output while it runs (an agent's tokens): the execute
+   * endpoint sends it as an SSE chunk `{blockId, chunk}`. A no-op when nobody listens.
+   */
+  emitChunk(chunk: string): void;
 }
 
 /** A block type's behaviour. `execute` is a method so handlers of different inputs share one registry. */

@@ -21,6 +21,7 @@ export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>>
     variables: new Map(),
     trigger: null,
     targetsOf: (handle) => targets[handle] ?? [],
+    emitChunk: () => {},
     ...overrides,
   };
 }

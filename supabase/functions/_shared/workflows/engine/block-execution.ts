@@ -53,6 +53,14 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
     variables: run.variables,
     trigger: node === run.triggerNode ? run.trigger : null,
     targetsOf: (handle) => node.targets.get(handle) ?? [],
+    emitChunk: (chunk) => {
+      if (run.onChunk === undefined) return;
+      try {
+        run.onChunk(node.id, run.redactor.redactText(chunk));
+      } catch {
+        // A listener's failure is its own; the block goes on.
+      }
+    },
   };
   let result: BlockOutput | Promise<BlockOutput>;
   try {

@@ -38,6 +38,8 @@ export interface ExecuteOptions {
   handlers?: Partial<Record<HandledBlockType, BlockHandler<unknown>>>;
   /** Called as each block (not iteration) finishes, with secrets masked; errors thrown by it are ignored. */
   onBlockComplete?: (span: TraceSpan) => void;
+  /** Called with each piece of text a block streams (`BlockRun.emitChunk`), secrets masked. */
+  onChunk?: (blockId: string, chunk: string) => void;
 }
 
 function isCompiled(workflow: unknown): workflow is CompiledWorkflow {
@@ -73,6 +75,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     { ...BLOCK_HANDLERS, ...options.handlers } as Record<HandledBlockType, BlockHandler<unknown>>,
     startTime + timeoutMs,
     options.onBlockComplete,
+    options.onChunk,
   );
   const timer = setTimeout(() => run.cancellation.abort(new WorkflowError("RUN_TIMEOUT", `the run ran past its time limit of ${timeoutMs} ms`)), timeoutMs);
   const cancel = () => run.cancellation.abort(new WorkflowError("CANCELLED", "the run was cancelled"));

@@ -64,6 +64,9 @@ export type ScopeRunner = (run: Run, scope: CompiledScope, frame: Frame, plan: S
 /** Where a run reports what leaves it: finished block spans, already redacted. */
 export type SpanObserver = (span: TraceSpan) => void;
 
+/** Where a run reports text a block streams while it runs (already redacted), by the block's id. */
+export type ChunkObserver = (blockId: string, chunk: string) => void;
+
 /** State shared by every scope of one run. */
 export class Run {
   readonly variables = new Map<string, unknown>();
@@ -87,6 +90,7 @@ export class Run {
     readonly handlers: Record<HandledBlockType, BlockHandler<unknown>>,
     readonly deadline: number,
     readonly onBlockComplete: SpanObserver | undefined,
+    readonly onChunk: ChunkObserver | undefined = undefined,
   ) {
     this.redactor = secretRedactor(Object.values(env));
   }
