@@ -4,7 +4,8 @@ import type { PlatformService } from "../http.ts";
 import type { StorageContext } from "./context.ts";
 import { connectDatabase } from "./database.ts";
 import { fromDatabaseError, storageErrors } from "./errors.ts";
-import { secretKey } from "./identity.ts";
+import { stackKeys } from "../auth/signing-keys.ts";
+import { storageKeys } from "./identity.ts";
 import { ObjectStore } from "./object-store.ts";
 import { createBucketRoutes } from "./routes-bucket.ts";
 import { createObjectRoutes } from "./routes-object.ts";
@@ -22,7 +23,7 @@ export function createStorageService(config: StackConfig): PlatformService {
     db: connectDatabase(config),
     store,
     settings: loadStorageSettings(),
-    jwtKey: secretKey(config.jwtSecret),
+    keys: storageKeys(stackKeys(config)),
     logError: (message, error) => {
       process.stderr.write(`${JSON.stringify({ level: "error", service: "storage", message, error: describe(error) })}\n`);
     },

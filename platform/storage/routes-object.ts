@@ -90,7 +90,7 @@ function objectHandlers(ctx: StorageContext) {
     headers: request.headers,
     operation,
   });
-  const authenticate = (request: Request) => verifyAuthorization(request.headers.get("authorization"), ctx.jwtKey);
+  const authenticate = (request: Request) => verifyAuthorization(request.headers.get("authorization"), ctx.keys);
 
   const existingBucket = async (bucketId: string): Promise<BucketRow> => {
     const bucket = await findBucket(ctx.db, bucketId);
@@ -195,7 +195,7 @@ function objectHandlers(ctx: StorageContext) {
     downloadSigned: (async (request) => {
       const url = new URL(request.url);
       const { bucketId, objectName } = objectLocation(url.pathname, 2);
-      await verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.jwtKey);
+      await verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.keys);
       return serve(request, () => findObject(ctx.db, bucketId, objectName));
     }) satisfies Handler,
 
@@ -206,7 +206,7 @@ function objectHandlers(ctx: StorageContext) {
       const scope = scopeOf(request, identity, "storage.object.sign");
       const object = await asCaller(ctx.db, scope, (tx) => findObject(tx, bucketId, objectName));
       if (!object) throw storageErrors.noSuchKey();
-      const token = await signObjectToken(bucketId, objectName, expiresIn, ctx.jwtKey);
+      const token = await signObjectToken(bucketId, objectName, expiresIn, ctx.keys);
       return Response.json({ signedURL: signedUrlPath(bucketId, objectName, token) });
     }) satisfies Handler,
 
@@ -219,7 +219,7 @@ function objectHandlers(ctx: StorageContext) {
       const results = await Promise.all(
         paths.map(async (path) =>
           visible.has(path)
-            ? { error: null, path, signedURL: signedUrlPath(bucketId, path, await signObjectToken(bucketId, path, expiresIn, ctx.jwtKey)) }
+            ? { error: null, path, signedURL: signedUrlPath(bucketId, path, await signObjectToken(bucketId, path, expiresIn, ctx.keys)) }
             : { error: CANNOT_SIGN, path, signedURL: null },
         ),
       );
@@ -322,7 +322,7 @@ function objectHandlers(ctx: StorageContext) {
       await existingBucket(bucketId);
       const upsert = request.headers.get("x-upsert") === "true";
       await assertCanUpload(ctx, scopeOf(request, identity, "storage.object.upload_sign"), bucketId, objectName, upsert);
-      const token = await signUploadToken(bucketId, objectName, { owner: identity.sub, upsert }, ctx.jwtKey);
+      const token = await signUploadToken(bucketId, objectName, { owner: identity.sub, upsert }, ctx.keys);
       return Response.json({ url: signedUploadPath(bucketId, objectName, token), token });
     }) satisfies Handler,
 
@@ -330,7 +330,7 @@ function objectHandlers(ctx: StorageContext) {
       const url = new URL(request.url);
       const { bucketId, objectName } = objectLocation(url.pathname, 3);
       const token = url.searchParams.get("token") ?? undefined;
-      const grant = await verifyUploadToken(token, bucketId, objectName, ctx.jwtKey);
+      const grant = await verifyUploadToken(token, bucketId, objectName, ctx.keys);
       // The URL's holder was authorised when it was signed; the upload itself runs with the service
       // role and records the signer as owner, as Storage does.
       const identity: Identity = {
