@@ -9,6 +9,7 @@ import { storageKeys } from "./identity.ts";
 import { ObjectStore } from "./object-store.ts";
 import { createBucketRoutes } from "./routes-bucket.ts";
 import { createObjectRoutes } from "./routes-object.ts";
+import { createRenderRoutes } from "./routes-render.ts";
 import { loadStorageSettings } from "./settings.ts";
 
 /**
@@ -64,6 +65,8 @@ export function createStorageApp(ctx: StorageContext): Hono {
   app.get("/status", (c) => c.body(null, 200));
   app.route("/bucket", createBucketRoutes(ctx));
   app.all("/object/*", (c) => objectRoutes(c.req.raw));
+  const renderRoutes = createRenderRoutes(ctx);
+  app.all("/render/image/*", (c) => renderRoutes(c.req.raw));
 
   app.notFound((c) => storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse());
   app.onError(async (error, c) => {
