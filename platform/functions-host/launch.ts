@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { stackJwks, stackKeys } from "../auth/signing-keys.ts";
 import { LOCAL_OUTBOUND_ALLOWED_HOSTS, PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
@@ -17,11 +18,6 @@ export const FIXTURE_FUNCTIONS_DIR = join(PROJECT_ROOT, "test", "fixtures", "fun
 export const IMPORT_MAP = join(FUNCTIONS_DIR, "import_map.json");
 /** Function settings only the test stack has (e.g. POSTAL_LOOKUP_URL of the fake lookup service). */
 const FIXTURE_ENV_FILE = join(PROJECT_ROOT, "test", "fixtures", "functions.env");
-
-/** The `oct` JWK of the shared JWT secret, which the CLI puts in SUPABASE_JWKS for HS256 setups. */
-function jwks(secret: string): string {
-  return JSON.stringify({ keys: [{ kty: "oct", k: Buffer.from(secret).toString("base64url"), alg: "HS256" }] });
-}
 
 /**
  * The environment a function sees, as under `supabase functions serve`: the stack's URL, keys and
@@ -44,7 +40,7 @@ export function functionEnvironment(config: StackConfig): Record<string, string>
     SUPABASE_DB_URL: config.dbUrl,
     SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: config.publishableKey }),
     SUPABASE_SECRET_KEYS: JSON.stringify({ default: config.secretKey }),
-    SUPABASE_JWKS: jwks(config.jwtSecret),
+    SUPABASE_JWKS: stackJwks(stackKeys(config)),
   };
 }
 
@@ -65,6 +61,7 @@ export function hostConfig(config: StackConfig): HostConfig {
   return {
     port: config.ports.functions,
     jwtSecret: config.jwtSecret,
+    publicKeys: stackKeys(config).published,
     roots,
     wallClockMs: positiveInteger("ORBITA_FUNCTIONS_WALL_CLOCK_MS", DEFAULT_WALL_CLOCK_MS),
     idleMs: positiveInteger("ORBITA_FUNCTIONS_IDLE_MS", DEFAULT_IDLE_MS),
