@@ -4,7 +4,11 @@
  * trace (decisions, "Execute responses"). Every refusal is `{error, code}` with its status.
  */
 import type { ExecutionResult } from "../engine/context.ts";
+import { readBodyBytes } from "../../http/body.ts";
+import { HttpError } from "../../http/errors.ts";
+import { workflowErrors } from "../../http/workflow-errors.ts";
 import { WorkflowError } from "../engine/errors.ts";
+import { MAX_REQUEST_BODY_BYTES } from "../engine/limits.ts";
 import type { ExecuteOptions } from "../engine/execute.ts";
 import { runDraft } from "../runs/manual-run.ts";
 import type { WorkflowStore } from "../runs/workflow-store.ts";
@@ -15,8 +19,18 @@ import { manualRunBodySchema, type ManualRunBody } from "./schemas.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The body's text, refused past the run's body cap (engine/limits.ts) before it is all buffered. */
+async function readText(request: Request): Promise<string> {
+  try {
+    return new TextDecoder().decode(await readBodyBytes(request, { errors: workflowErrors, maxBytes: MAX_REQUEST_BODY_BYTES }));
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 413) throw new RequestError("BODY_TOO_LARGE", `The request body is larger than ${MAX_REQUEST_BODY_BYTES.toLocaleString("en")} bytes`);
+    throw error;
+  }
+}
+
 async function readBody(request: Request): Promise<ManualRunBody> {
-  const text = await request.text();
+  const text = await readText(request);
   if (text.trim() === "") return {};
   let json: unknown;
   try {

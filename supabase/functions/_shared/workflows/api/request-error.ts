@@ -7,10 +7,11 @@
 import type { ValidationIssue } from "../state/issues.ts";
 
 /** Codes of request errors (not run failures). */
-export type RequestErrorCode = "INVALID_BODY" | "INVALID_WORKFLOW" | "INVALID_INPUT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL";
+export type RequestErrorCode = "INVALID_BODY" | "BODY_TOO_LARGE" | "INVALID_WORKFLOW" | "INVALID_INPUT" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "INTERNAL";
 
 const STATUS: Record<RequestErrorCode, number> = {
   INVALID_BODY: 400,
+  BODY_TOO_LARGE: 413,
   INVALID_WORKFLOW: 400,
   INVALID_INPUT: 400,
   UNAUTHORIZED: 401,
