@@ -116,5 +116,6 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
       blocksExecuted: run.blocksExecuted,
     },
   });
-  return { ...result, traceSpans: budgetTrace(result.traceSpans), context: budgetContext(result.context) };
+  // Without secrets to mask the result holds the run's own objects, whose sizes were measured already.
+  return { ...result, traceSpans: budgetTrace(result.traceSpans, run.sizes), context: budgetContext(result.context, run.sizes) };
 }

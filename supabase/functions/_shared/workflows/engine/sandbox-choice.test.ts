@@ -13,8 +13,9 @@ describe("where user code runs", () => {
   it("sizes the pool from WORKFLOW_SANDBOX_WORKERS, else twice the cores from 2 to 16", () => {
     expect(sandboxPoolSize("6")).toBe(6);
     expect(() => sandboxPoolSize("0")).toThrow("WORKFLOW_SANDBOX_WORKERS must be a whole number from 1 to 64");
-    const size = sandboxPoolSize(undefined);
-    expect(size).toBeGreaterThanOrEqual(2);
-    expect(size).toBeLessThanOrEqual(16);
+    expect(sandboxPoolSize(undefined, 1)).toBe(2);
+    expect(sandboxPoolSize(undefined, 2)).toBe(4);
+    expect(sandboxPoolSize("", 4)).toBe(8);
+    expect(sandboxPoolSize(undefined, 32)).toBe(16);
   });
 });

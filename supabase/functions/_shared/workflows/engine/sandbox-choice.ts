@@ -36,14 +36,16 @@ export function sandboxMode(setting: string | undefined = readEnv("WORKFLOW_SAND
   return typeof Worker === "function" ? "workers" : "function";
 }
 
-/** The pool's size: `WORKFLOW_SANDBOX_WORKERS`, else twice the cores, from 2 to 16. */
-export function sandboxPoolSize(setting: string | undefined = readEnv("WORKFLOW_SANDBOX_WORKERS")): number {
+/** The pool's size: `WORKFLOW_SANDBOX_WORKERS`, else twice the `cores`, from 2 to 16. */
+export function sandboxPoolSize(
+  setting: string | undefined = readEnv("WORKFLOW_SANDBOX_WORKERS"),
+  cores: number = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1,
+): number {
   if (setting !== undefined && setting.trim() !== "") {
     const size = Number(setting);
     if (!Number.isInteger(size) || size < 1 || size > 64) throw new Error(`WORKFLOW_SANDBOX_WORKERS must be a whole number from 1 to 64 (got "${setting}")`);
     return size;
   }
-  const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1;
   return Math.min(16, Math.max(2, 2 * cores));
 }
 

@@ -20,11 +20,14 @@ export interface ShortenedValue {
   preview: string;
 }
 
-/** The value, or a marker when its JSON is longer than the trace's budget per value. */
-export function shortenValue(value: unknown): unknown {
+/**
+ * The value, or a marker when its JSON is longer than the trace's budget per value. `sizes` is a
+ * cache of sizes measured already (the run's, where outputs were measured for their budget).
+ */
+export function shortenValue(value: unknown, sizes?: WeakMap<object, number>): unknown {
   const small = typeof value === "string" ? value.length <= MAX_TRACE_VALUE_CHARS : value === null || typeof value !== "object";
   if (small) return value;
-  if (jsonLength(value, MAX_TRACE_VALUE_CHARS) <= MAX_TRACE_VALUE_CHARS) return value;
+  if (jsonLength(value, MAX_TRACE_VALUE_CHARS, sizes) <= MAX_TRACE_VALUE_CHARS) return value;
   const marker: ShortenedValue = { __truncated: true, chars: jsonLength(value), preview: jsonPrefix(value, TRACE_PREVIEW_CHARS) };
   return marker;
 }
@@ -74,7 +77,7 @@ interface Pending {
  * top-level spans themselves are cut, a last `truncated` span says how many. The room those notes
  * take is kept back as spans are taken, so the result stays within the budget.
  */
-export function budgetTrace(spans: readonly TraceSpan[]): TraceSpan[] {
+export function budgetTrace(spans: readonly TraceSpan[], sizes: WeakMap<object, number> = new WeakMap()): TraceSpan[] {
   const top: TraceSpan[] = [];
   let topCut = 0;
   let used = 2 + CUT_MARKER_CHARS;
@@ -85,10 +88,10 @@ export function budgetTrace(spans: readonly TraceSpan[]): TraceSpan[] {
     for (const { span, into, parent } of level) {
       if (!exhausted) {
         const { children, ...own } = span;
-        if ("input" in own) own.input = shortenValue(own.input);
-        if ("output" in own) own.output = shortenValue(own.output);
+        if ("input" in own) own.input = shortenValue(own.input, sizes);
+        if ("output" in own) own.output = shortenValue(own.output, sizes);
         // The span's own JSON, the comma before it, and its `"children":[]` with room for a cut note.
-        const size = jsonLength(own, MAX_TRACE_CHARS - used) + 1 + (children ? CHILDREN_CHARS + (children.length > 0 ? CUT_NOTE_CHARS : 0) : 0);
+        const size = jsonLength(own, MAX_TRACE_CHARS - used, sizes) + 1 + (children ? CHILDREN_CHARS + (children.length > 0 ? CUT_NOTE_CHARS : 0) : 0);
         if (used + size <= MAX_TRACE_CHARS) {
           used += size;
           const copy: TraceSpan = own;
@@ -111,12 +114,12 @@ export function budgetTrace(spans: readonly TraceSpan[]): TraceSpan[] {
 }
 
 /** The execution context with its block outputs and variables shortened like span values. */
-export function budgetContext(context: ExecutionSnapshot): ExecutionSnapshot {
+export function budgetContext(context: ExecutionSnapshot, sizes: WeakMap<object, number> = new WeakMap()): ExecutionSnapshot {
   const blockStates: ExecutionSnapshot["blockStates"] = {};
   for (const [id, state] of Object.entries(context.blockStates)) {
-    blockStates[id] = "output" in state ? { ...state, output: shortenValue(state.output) as typeof state.output } : state;
+    blockStates[id] = "output" in state ? { ...state, output: shortenValue(state.output, sizes) as typeof state.output } : state;
   }
   const variables: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(context.variables)) variables[name] = shortenValue(value);
+  for (const [name, value] of Object.entries(context.variables)) variables[name] = shortenValue(value, sizes);
   return { ...context, blockStates, variables };
 }
