@@ -77,6 +77,15 @@ const endpoints: Endpoint[] = [
   // The workflow service's manual run, both ways in.
   { name: "workflow-run/{id}", service: "workflows", method: "POST", path: (slot) => `/functions/v1/workflow-run/${slot}`, body: (value) => ({ text: value }), headers: () => bearer([editor]) },
   { name: "POST /api/workflows/{id}/run", service: "workflows", method: "POST", path: (slot) => `/api/workflows/${slot}/run`, body: (value) => ({ text: value }), headers: () => bearer([editor]) },
+  // Workflow user code where there are no Web Workers: the project's own functions call it with the service key.
+  {
+    name: "workflow-sandbox",
+    service: "workflows",
+    method: "POST",
+    path: () => "/functions/v1/workflow-sandbox",
+    body: (value) => ({ kind: "function", source: value, valuesJson: "[]", timeoutMs: 200, memoryBytes: 2 * 1024 * 1024, maxResultChars: 1_000 }),
+    headers: service,
+  },
   // Auth.
   { name: "auth signup", service: "auth", method: "POST", path: () => "/auth/v1/signup", body: (value) => ({ email: value, password: value }), headers: anon },
   { name: "auth token", service: "auth", method: "POST", path: (slot) => `/auth/v1/token?grant_type=${slot === "" ? "password" : slot}`, body: (value) => ({ email: value, password: value, refresh_token: value }), headers: anon },
