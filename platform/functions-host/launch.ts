@@ -58,15 +58,18 @@ export function hostConfig(config: StackConfig): HostConfig {
   if (config.profile === "test") {
     roots.push({ dir: FIXTURE_FUNCTIONS_DIR, settings: readFunctionSettings(join(FIXTURE_FUNCTIONS_DIR, "config.toml"), { fixtures: true }) });
   }
+  const wallClockMs = positiveInteger("ORBITA_FUNCTIONS_WALL_CLOCK_MS", DEFAULT_WALL_CLOCK_MS);
   return {
     port: config.ports.functions,
     jwtSecret: config.jwtSecret,
     publicKeys: stackKeys(config).published,
     roots,
-    wallClockMs: positiveInteger("ORBITA_FUNCTIONS_WALL_CLOCK_MS", DEFAULT_WALL_CLOCK_MS),
+    wallClockMs,
     idleMs: positiveInteger("ORBITA_FUNCTIONS_IDLE_MS", DEFAULT_IDLE_MS),
     reload: config.profile === "dev",
-    env: functionEnvironment(config),
+    // Functions learn the host's wall clock, as hosted projects set it for their plan, so the
+    // workflow service fits its run budgets inside it (docs/workflow-limits.md).
+    env: { ...functionEnvironment(config), FUNCTIONS_WALL_CLOCK_MS: String(wallClockMs) },
     gatewayOrigin: new URL(config.apiUrl).origin,
     egressAddress: FUNCTIONS_EGRESS_ADDRESS,
   };

@@ -186,10 +186,10 @@ export function createGateway(
           response = await targets.storage(new Request(`http://storage${upstreamUrl}`, init));
           break;
         case "rest":
-          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body);
+          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
           break;
         case "functions":
-          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body);
+          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
           break;
       }
     } catch {

@@ -36,6 +36,11 @@ export interface BlockHandler<Input = unknown> {
   readonly codePaths?: readonly string[];
   /** The block's timeout in ms when its config sets none, given its resolved input. */
   timeoutMs(input: Input): number;
+  /**
+   * True when the handler stops at `deadline` by itself and says why (sandboxed code ends with
+   * SANDBOX_TIMEOUT): the executor then arms no timer of its own, which would race it.
+   */
+  readonly stopsAtDeadline?: boolean;
   execute(run: BlockRun<Input>): BlockOutput | Promise<BlockOutput>;
 }
 

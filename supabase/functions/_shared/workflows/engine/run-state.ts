@@ -78,6 +78,12 @@ export class Run {
   /** Masks the environment's values in whatever leaves the run (its result, the spans it reports). */
   readonly redactor: Redactor;
   blocksExecuted = 0;
+  /** Iterations and branches charged so far (budgets.ts). */
+  iterationsUsed = 0;
+  /** JSON characters of the block outputs charged so far (budgets.ts). */
+  outputChars = 0;
+  /** Sizes of outputs measured already, so a loop's results are not measured twice (json-size.ts). */
+  readonly sizes = new WeakMap<object, number>();
   response: BlockOutput | null = null;
 
   constructor(
