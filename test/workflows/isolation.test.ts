@@ -82,8 +82,9 @@ describe("user code off the request thread", () => {
     const run = await spinning;
     expect(run.status).toBe(500);
     expect(run.body).toMatchObject({ errorCode: "SANDBOX_TIMEOUT", failedBlock: { id: "work" } });
-    // Served all along: many answers in the 3 s, none of them waiting for the spinning code.
-    expect(busy.length).toBeGreaterThan(10);
+    // Served all along: several answers in the 3 s (a stalled function gives one, after the spin),
+    // none of them waiting for the spinning code. The count stays low: the machine may be busy.
+    expect(busy.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...busy)).toBeLessThan(Math.max(1_500, 10 * Math.max(...idle)));
     expect(statuses.size).toBe(1);
   });
