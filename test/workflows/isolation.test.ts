@@ -78,6 +78,8 @@ describe("user code off the request thread", () => {
       const started = performance.now();
       statuses.add((await callApi("GET", "/rankings/nacional", { token: workspace.members.editor.accessToken, query: { periodo: "mensal" } })).status);
       busy.push(performance.now() - started);
+      // Paced: an unpaced loop on a fast machine passes the gateway's per-caller rate and gets 429s.
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const run = await spinning;
     expect(run.status).toBe(500);
@@ -86,7 +88,7 @@ describe("user code off the request thread", () => {
     // none of them waiting for the spinning code. The count stays low: the machine may be busy.
     expect(busy.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...busy)).toBeLessThan(Math.max(1_500, 10 * Math.max(...idle)));
-    expect(statuses.size).toBe(1);
+    expect([...statuses]).toEqual([200]);
   });
 
   it("keeps another run's one-block Function fast while a Function spins", async () => {
