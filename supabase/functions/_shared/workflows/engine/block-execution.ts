@@ -18,7 +18,7 @@ import { asRecord } from "./values.ts";
 
 function toBlockError(node: CompiledNode, error: unknown): BlockError {
   if (error instanceof BlockError) return error;
-  if (error instanceof WorkflowError) return new BlockError(error.code, `${describeBlock(node.identity)}: ${error.message}`, node.identity, { cause: error });
+  if (error instanceof WorkflowError) return new BlockError(error.code, `${describeBlock(node.identity)}: ${error.message}`, node.identity, { cause: error, output: error.output });
   return new BlockError("BLOCK_FAILED", `${describeBlock(node.identity)}: ${messageOf(error)}`, node.identity, { cause: error });
 }
 
@@ -53,6 +53,17 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
     variables: run.variables,
     trigger: node === run.triggerNode ? run.trigger : null,
     targetsOf: (handle) => node.targets.get(handle) ?? [],
+    emitChunk: (chunk) => {
+      if (!run.onChunk) return;
+      try {
+        run.onChunk(node.id, run.redactor.redactText(chunk));
+      } catch {
+        // A listener's failure must not change the run it listens to.
+      }
+    },
+    recordModelUsage: (usage) => {
+      run.modelUsage.push({ ...usage });
+    },
   };
   let result: BlockOutput | Promise<BlockOutput>;
   try {
@@ -107,6 +118,8 @@ export async function executeNode(run: Run, node: CompiledNode, frame: Frame, ca
   run.blocksExecuted++;
   try {
     const input = node.config.resolve(tokensOf(run, frame));
+    const secrets = node.subflow ? undefined : run.handlers[node.type as HandledBlockType].secretsOf?.(input);
+    if (secrets?.length) run.addSecrets(secrets);
     span.input = input;
     const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, input, cancellation);
     span.output = output;
@@ -132,8 +145,9 @@ export async function executeNode(run: Run, node: CompiledNode, frame: Frame, ca
     span.status = "error";
     span.error = error.message;
     span.errorCode = error.code;
+    const output: BlockOutput = { ...error.output, error: error.message, code: error.code };
+    if (error.output) span.output = output;
     if (node.hasErrorEdge) {
-      const output: BlockOutput = { error: error.message, code: error.code };
       span.errorHandled = true;
       span.output = output;
       notify(run, span);

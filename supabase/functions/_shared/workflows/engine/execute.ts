@@ -7,6 +7,7 @@
 import { BLOCK_HANDLERS, type HandledBlockType } from "../state/catalogue.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import { systemClock } from "./clock.ts";
+import { defaultOutboundServices } from "../outbound/services.ts";
 import type { ExecutionResult, ExecutorServices, RunStatus, TraceSpan, TriggerRequest } from "./context.ts";
 import { BlockError, messageOf, WorkflowError, type BlockIdentity } from "./errors.ts";
 import { memoryFileStore } from "./files.ts";
@@ -38,6 +39,8 @@ export interface ExecuteOptions {
   handlers?: Partial<Record<HandledBlockType, BlockHandler<unknown>>>;
   /** Called as each block (not iteration) finishes, with secrets masked; errors thrown by it are ignored. */
   onBlockComplete?: (span: TraceSpan) => void;
+  /** Called with each piece of text a streaming block produces, tagged with its block id, secrets masked; errors thrown by it are ignored. */
+  onChunk?: (blockId: string, chunk: string) => void;
 }
 
 function isCompiled(workflow: unknown): workflow is CompiledWorkflow {
@@ -60,6 +63,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     clock,
     newId,
     files: options.services?.files ?? memoryFileStore(newId, () => clock.now()),
+    outbound: options.services?.outbound ?? defaultOutboundServices(),
   };
   const startTime = Date.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
@@ -73,6 +77,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     { ...BLOCK_HANDLERS, ...options.handlers } as Record<HandledBlockType, BlockHandler<unknown>>,
     startTime + timeoutMs,
     options.onBlockComplete,
+    options.onChunk,
   );
   const timer = setTimeout(() => run.cancellation.abort(new WorkflowError("RUN_TIMEOUT", `the run ran past its time limit of ${timeoutMs} ms`)), timeoutMs);
   const cancel = () => run.cancellation.abort(new WorkflowError("CANCELLED", "the run was cancelled"));
@@ -106,6 +111,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     error,
     traceSpans: root.spans,
     context: snapshotOf(run, root),
+    modelUsage: run.modelUsage,
     metadata: {
       trigger: options.trigger.kind,
       triggerBlockId: triggerNode.id,

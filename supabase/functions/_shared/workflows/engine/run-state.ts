@@ -8,7 +8,7 @@
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts";
 import { Cancellation } from "./cancellation.ts";
-import type { BlockOutput, ExecutionSnapshot, ExecutorServices, TraceSpan, TriggerRequest } from "./context.ts";
+import type { BlockOutput, ExecutionSnapshot, ExecutorServices, ModelUsage, TraceSpan, TriggerRequest } from "./context.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
 import { secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "./resolver.ts";
@@ -64,6 +64,9 @@ export type ScopeRunner = (run: Run, scope: CompiledScope, frame: Frame, plan: S
 /** Where a run reports what leaves it: finished block spans, already redacted. */
 export type SpanObserver = (span: TraceSpan) => void;
 
+/** Where a run streams blocks' text as it is produced (already redacted). */
+export type ChunkObserver = (blockId: string, chunk: string) => void;
+
 /** State shared by every scope of one run. */
 export class Run {
   readonly variables = new Map<string, unknown>();
@@ -72,10 +75,16 @@ export class Run {
   readonly activePath: string[] = [];
   /** The root of the cancellation tree: run timeout, the caller's signal and a Response abort it. */
   readonly cancellation = new Cancellation();
-  /** Masks the environment's values in whatever leaves the run (its result, the spans it reports). */
-  readonly redactor: Redactor;
+  /**
+   * Masks secrets in whatever leaves the run (its result, the spans and chunks it reports): the
+   * environment's values, and credentials blocks were configured with (addSecrets).
+   */
+  redactor: Redactor;
+  /** Every model call's usage, in the order reported. */
+  readonly modelUsage: ModelUsage[] = [];
   blocksExecuted = 0;
   response: BlockOutput | null = null;
+  private readonly secrets: Set<string>;
 
   constructor(
     readonly workflow: CompiledWorkflow,
@@ -87,8 +96,17 @@ export class Run {
     readonly handlers: Record<HandledBlockType, BlockHandler<unknown>>,
     readonly deadline: number,
     readonly onBlockComplete: SpanObserver | undefined,
+    readonly onChunk: ChunkObserver | undefined = undefined,
   ) {
-    this.redactor = secretRedactor(Object.values(env));
+    this.secrets = new Set(Object.values(env));
+    this.redactor = secretRedactor(this.secrets);
+  }
+
+  /** Masks these values too from now on (and in the result); a no-op for values already known. */
+  addSecrets(values: readonly string[]): void {
+    const before = this.secrets.size;
+    for (const value of values) if (value) this.secrets.add(value);
+    if (this.secrets.size !== before) this.redactor = secretRedactor(this.secrets);
   }
 }
 

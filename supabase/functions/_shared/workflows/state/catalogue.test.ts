@@ -24,6 +24,7 @@ describe("the block catalogue", () => {
       response: "core",
       loop: "container",
       parallel: "container",
+      api: "core",
     });
     expect(isBlockType("function")).toBe(true);
     expect(isBlockType("toString")).toBe(false);

@@ -7,6 +7,7 @@
  * migration with the SQL `catalogueSql()` prints (test/workflows/validation-parity.test.ts shows it
  * when the database's catalogue differs from this one).
  */
+import { apiBlock } from "../blocks/api/index.ts";
 import { apiTriggerBlock } from "../blocks/api-trigger/index.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import type { BlockDefinition } from "../blocks/block-definition.ts";
@@ -36,6 +37,7 @@ export const BLOCK_DEFINITIONS = [
   responseBlock,
   loopBlock,
   parallelBlock,
+  apiBlock,
 ] as const;
 
 /** A block type name. */
