@@ -25,6 +25,7 @@ describe("the block catalogue", () => {
       loop: "container",
       parallel: "container",
       api: "core",
+      vectordb: "tools",
     });
     expect(isBlockType("function")).toBe(true);
     expect(isBlockType("toString")).toBe(false);

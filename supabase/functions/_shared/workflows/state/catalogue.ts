@@ -21,6 +21,7 @@ import { responseBlock } from "../blocks/response/index.ts";
 import { routerBlock } from "../blocks/router/index.ts";
 import { scheduleBlock } from "../blocks/schedule/index.ts";
 import { variablesBlock } from "../blocks/variables/index.ts";
+import { vectordbBlock } from "../blocks/vectordb/index.ts";
 import { waitBlock } from "../blocks/wait/index.ts";
 
 /** Every block type, in catalogue order (the database's `position`; messages list types in it). */
@@ -38,6 +39,7 @@ export const BLOCK_DEFINITIONS = [
   loopBlock,
   parallelBlock,
   apiBlock,
+  vectordbBlock,
 ] as const;
 
 /** A block type name. */
