@@ -26,6 +26,8 @@ describe("the block catalogue", () => {
       parallel: "container",
       api: "core",
       vectordb: "tools",
+      agent: "core",
+      llm_router: "control",
     });
     expect(isBlockType("function")).toBe(true);
     expect(isBlockType("toString")).toBe(false);

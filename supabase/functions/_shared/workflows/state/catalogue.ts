@@ -7,6 +7,7 @@
  * migration with the SQL `catalogueSql()` prints (test/workflows/validation-parity.test.ts shows it
  * when the database's catalogue differs from this one).
  */
+import { agentBlock } from "../blocks/agent/index.ts";
 import { apiBlock } from "../blocks/api/index.ts";
 import { apiTriggerBlock } from "../blocks/api-trigger/index.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
@@ -14,6 +15,7 @@ import type { BlockDefinition } from "../blocks/block-definition.ts";
 import { conditionBlock } from "../blocks/condition/index.ts";
 import { functionBlock } from "../blocks/function/index.ts";
 import { genericWebhookBlock } from "../blocks/generic-webhook/index.ts";
+import { llmRouterBlock } from "../blocks/llm-router/index.ts";
 import { loopBlock } from "../blocks/loop/index.ts";
 import { manualTriggerBlock } from "../blocks/manual-trigger/index.ts";
 import { parallelBlock } from "../blocks/parallel/index.ts";
@@ -40,6 +42,8 @@ export const BLOCK_DEFINITIONS = [
   parallelBlock,
   apiBlock,
   vectordbBlock,
+  agentBlock,
+  llmRouterBlock,
 ] as const;
 
 /** A block type name. */
