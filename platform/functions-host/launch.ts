@@ -18,6 +18,17 @@ export const IMPORT_MAP = join(FUNCTIONS_DIR, "import_map.json");
 /** Function settings only the test stack has (e.g. POSTAL_LOOKUP_URL of the fake lookup service). */
 const FIXTURE_ENV_FILE = join(PROJECT_ROOT, "test", "fixtures", "functions.env");
 
+/**
+ * test/fixtures/functions.env as the test stack of `slot` sees it: `{{port N}}` in a value becomes
+ * N + slot × 100, the shift the stack's own ports get, so the stand-ins of two test runs side by
+ * side (ORBITA_TEST_SLOT) listen on different ports. Tests read the same values to know where to
+ * listen.
+ */
+export function fixtureFunctionEnvironment(slot: number): Record<string, string> {
+  const env = readFunctionsEnvFile(FIXTURE_ENV_FILE);
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value.replace(/\{\{port (\d+)\}\}/g, (_, port: string) => String(Number(port) + slot * 100))]));
+}
+
 /** The `oct` JWK of the shared JWT secret, which the CLI puts in SUPABASE_JWKS for HS256 setups. */
 function jwks(secret: string): string {
   return JSON.stringify({ keys: [{ kty: "oct", k: Buffer.from(secret).toString("base64url"), alg: "HS256" }] });
@@ -32,7 +43,7 @@ function jwks(secret: string): string {
  */
 export function functionEnvironment(config: StackConfig): Record<string, string> {
   // The test stack adds test-only settings, e.g. the address of a fake outside service.
-  const files = config.profile === "test" ? [readFunctionsEnvFile(), readFunctionsEnvFile(FIXTURE_ENV_FILE)] : [readFunctionsEnvFile()];
+  const files = config.profile === "test" ? [readFunctionsEnvFile(), fixtureFunctionEnvironment(config.slot)] : [readFunctionsEnvFile()];
   const user = Object.fromEntries(files.flatMap((env) => Object.entries(env)).filter(([name]) => !name.startsWith("SUPABASE_")));
   return {
     RESEND_BASE_URL: `http://127.0.0.1:${config.ports.mail}`,

@@ -10,6 +10,7 @@
  * own key. So the cost an Agent block reports and the cost recorded for the run are the same
  * decimal. A model without a price costs 0 and is reported `priced: false`, as the database does.
  */
+import type { SupabaseClient } from "@supabase/supabase-js";
 import { createServiceRoleClient } from "../../db/supabase-clients.ts";
 import { add, decimal, format, multiply, shift, toNumber, ZERO, type Decimal } from "./decimal.ts";
 
@@ -71,11 +72,14 @@ export function costOf(parts: readonly { input: Decimal; output: Decimal }[], pr
 /** How long a loaded price list is used before it is read again. */
 const PRICE_LIST_TTL_MS = 10 * 60_000;
 
-/** Prices read from `public.model_prices` with the service role, once per instance (and every ten minutes). */
-export function databasePriceSource(): PriceSource {
+/**
+ * Prices read from `public.model_prices` with the service role, once per instance (and every ten
+ * minutes). `client` makes the client on first use (the service-role client by default).
+ */
+export function databasePriceSource(client: () => SupabaseClient = createServiceRoleClient): PriceSource {
   let cached: { at: number; rows: Promise<readonly ModelPriceRow[]> } | null = null;
   const load = async (): Promise<readonly ModelPriceRow[]> => {
-    const { data, error } = await createServiceRoleClient()
+    const { data, error } = await client()
       .from("model_prices")
       .select("model, inputPerMillion:input_per_million::text, outputPerMillion:output_per_million::text, hostedMultiplier:hosted_multiplier::text, effectiveFrom:effective_from");
     if (error) throw new Error(`model prices could not be read: ${error.message}`);
