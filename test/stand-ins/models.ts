@@ -9,7 +9,8 @@
  *    `max_tokens` required; answers `message` objects or the SSE events message_start,
  *    content_block_start/delta/stop (text_delta, input_json_delta), ping, message_delta (stop
  *    reason, cumulative output tokens), message_stop; errors `{type: "error", error: {type, message}}`.
- * Replies are scripted per call (`reply(...)`): text and tool calls with exact token counts, an
+ * Replies are scripted per call (`reply(...)`): text (streamed word by word, or in the given
+ * `chunks`) and tool calls with exact token counts, an
  * HTTP failure (429 with Retry-After, 500, 529 …), a malformed body, a stream that breaks off.
  * Without a script each call answers "Hello from the stand-in." with 12 prompt and 5 completion
  * tokens. Every request is recorded.
@@ -19,7 +20,7 @@ import type { AddressInfo } from "node:net";
 
 /** What the next call answers. */
 export type ModelReply =
-  | { text?: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[]; usage?: { prompt: number; completion: number } }
+  | { text?: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[]; usage?: { prompt: number; completion: number }; chunks?: string[] }
   | { fail: number; message?: string; retryAfter?: number }
   | { malformed: string }
   | { breakAfterChunks: number; text: string };
@@ -68,12 +69,20 @@ function pieces(text: string): string[] {
   return text.match(/\s*\S+/g) ?? (text ? [text] : []);
 }
 
+/** A reply to give, filled in. */
+interface Reply {
+  text: string;
+  pieces: string[];
+  toolCalls: { name: string; arguments: Record<string, unknown> }[];
+  usage: { prompt: number; completion: number };
+}
+
 interface Flavour {
   path: string;
   authorised(request: IncomingMessage, keys: readonly string[]): { status: number; body: unknown } | null;
   error(status: number, message: string): unknown;
-  whole(body: Record<string, unknown>, reply: { text: string; toolCalls: { name: string; arguments: Record<string, unknown> }[]; usage: { prompt: number; completion: number } }, id: number): unknown;
-  stream(response: ServerResponse, body: Record<string, unknown>, reply: { text: string; toolCalls: { name: string; arguments: Record<string, unknown> }[]; usage: { prompt: number; completion: number } }, id: number, delay: number, breakAfter: number | null): Promise<void>;
+  whole(body: Record<string, unknown>, reply: Reply, id: number): unknown;
+  stream(response: ServerResponse, body: Record<string, unknown>, reply: Reply, id: number, delay: number, breakAfter: number | null): Promise<void>;
 }
 
 const openAi: Flavour = {
@@ -100,7 +109,7 @@ const openAi: Flavour = {
   async stream(response, body, reply, id, delay, breakAfter) {
     const base = { id: `chatcmpl-${id}`, object: "chat.completion.chunk", created: 1_760_000_000, model: `${String(body.model)}-2025-01-01`, system_fingerprint: "fp_stand_in" };
     const events: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }] }];
-    for (const piece of pieces(reply.text)) events.push({ ...base, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }] });
+    for (const piece of reply.pieces) events.push({ ...base, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }] });
     reply.toolCalls.forEach((call, index) => {
       const args = JSON.stringify(call.arguments);
       const half = Math.floor(args.length / 2);
@@ -151,7 +160,7 @@ const anthropic: Flavour = {
     let index = 0;
     if (reply.text) {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }], ["ping", { type: "ping" }]);
-      for (const piece of pieces(reply.text)) events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }]);
+      for (const piece of reply.pieces) events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }]);
       events.push(["content_block_stop", { type: "content_block_stop", index }]);
       index++;
     }
@@ -212,7 +221,9 @@ async function start(flavour: Flavour, keys: readonly string[], port: number): P
       return;
     }
     const breakAfter = "breakAfterChunks" in next ? next.breakAfterChunks : null;
-    const reply = { text: next.text ?? "", toolCalls: "toolCalls" in next ? (next.toolCalls ?? []) : [], usage: "usage" in next && next.usage ? next.usage : DEFAULT_REPLY.usage };
+    const chunks = "chunks" in next ? next.chunks : undefined;
+    const text = chunks ? chunks.join("") : (next.text ?? "");
+    const reply: Reply = { text, pieces: chunks ?? pieces(text), toolCalls: "toolCalls" in next ? (next.toolCalls ?? []) : [], usage: "usage" in next && next.usage ? next.usage : DEFAULT_REPLY.usage };
     if (body.stream === true) return void (await flavour.stream(response, body, reply, id, standIn.chunkDelayMs, breakAfter));
     send(200, flavour.whole(body, reply, id));
   });

@@ -85,6 +85,7 @@ export class Run {
   blocksExecuted = 0;
   response: BlockOutput | null = null;
   private readonly secrets: Set<string>;
+  private longestSecret = 0;
 
   constructor(
     readonly workflow: CompiledWorkflow,
@@ -100,13 +101,36 @@ export class Run {
   ) {
     this.secrets = new Set(Object.values(env));
     this.redactor = secretRedactor(this.secrets);
+    for (const value of this.secrets) this.longestSecret = Math.max(this.longestSecret, value.length);
   }
 
   /** Masks these values too from now on (and in the result); a no-op for values already known. */
   addSecrets(values: readonly string[]): void {
     const before = this.secrets.size;
-    for (const value of values) if (value) this.secrets.add(value);
+    for (const value of values) {
+      if (!value) continue;
+      this.secrets.add(value);
+      this.longestSecret = Math.max(this.longestSecret, value.length);
+    }
     if (this.secrets.size !== before) this.redactor = secretRedactor(this.secrets);
+  }
+
+  /**
+   * How much of a block's streamed text can go out now: all but a tail shorter than the longest
+   * secret (which may be the start of one), and never through the middle of a secret already there.
+   */
+  safeStreamCut(text: string): number {
+    if (this.longestSecret <= 1) return text.length;
+    let cut = Math.max(0, text.length - (this.longestSecret - 1));
+    for (const secret of this.secrets) {
+      for (let at = text.indexOf(secret); at >= 0 && at < cut; at = text.indexOf(secret, at + 1)) {
+        if (at + secret.length > cut) {
+          cut = at;
+          break;
+        }
+      }
+    }
+    return cut;
   }
 }
 
