@@ -23,9 +23,10 @@ function toBlockError(node: CompiledNode, error: unknown): BlockError {
 }
 
 /**
- * A block's streamed text on its way to the run's listener. With secrets to mask, the end of the
- * text is held back until it cannot be the start of a secret (a model may split one across
- * chunks), so each piece is masked whole; `flush` sends the rest when the block ends.
+ * A block's streamed text on its way to the run's listener. With secrets to mask, a chunk ending
+ * in what may be the start of a secret keeps that end back until the next chunk shows whether it
+ * is one (a model may split a secret across tokens), so each secret is masked whole; `flush` sends
+ * what is left when the block ends.
  */
 class ChunkStream {
   private pending = "";

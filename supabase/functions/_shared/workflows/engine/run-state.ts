@@ -85,6 +85,7 @@ export class Run {
   blocksExecuted = 0;
   response: BlockOutput | null = null;
   private readonly secrets: Set<string>;
+  /** Streams need no holding back when no secret is longer than one character. */
   private longestSecret = 0;
 
   constructor(
@@ -116,12 +117,22 @@ export class Run {
   }
 
   /**
-   * How much of a block's streamed text can go out now: all but a tail shorter than the longest
-   * secret (which may be the start of one), and never through the middle of a secret already there.
+   * How much of a block's streamed text can go out now: all of it but a tail that may be the start
+   * of a secret (the next chunk may complete it), and never through the middle of a secret already
+   * there. Text without such a tail goes out as it came.
    */
   safeStreamCut(text: string): number {
     if (this.longestSecret <= 1) return text.length;
-    let cut = Math.max(0, text.length - (this.longestSecret - 1));
+    let held = 0;
+    for (const secret of this.secrets) {
+      for (let length = Math.min(secret.length - 1, text.length); length > held; length--) {
+        if (text.endsWith(secret.slice(0, length))) {
+          held = length;
+          break;
+        }
+      }
+    }
+    let cut = text.length - held;
     for (const secret of this.secrets) {
       for (let at = text.indexOf(secret); at >= 0 && at < cut; at = text.indexOf(secret, at + 1)) {
         if (at + secret.length > cut) {
