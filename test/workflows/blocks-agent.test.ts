@@ -120,7 +120,7 @@ describe("agents in a workflow", () => {
       .build();
     const result = await executeWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, services });
     expect(result.context.variables).toEqual({ went: "b" });
-    expect(result.context.decisions.llm_router).toEqual({ pick: "b" });
+    expect(result.context.decisions).toEqual({ condition: {}, router: { pick: "b" } });
     expect(result.context.blockStates.a).toEqual({ status: "skipped" });
   });
 });

@@ -24,6 +24,8 @@ export interface ChoiceHandles {
   noun: string;
   /** The output field holding the chosen entry's id, or null when none was chosen. */
   outputField: string;
+  /** Where the run's context reports its decisions (`decisions.<group>`); the block type when absent. */
+  decisionGroup?: string;
 }
 
 /** One block type. */

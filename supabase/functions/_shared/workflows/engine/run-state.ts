@@ -13,8 +13,8 @@ import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from ".
 import { secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "./resolver.ts";
 
-/** Block types whose decisions the context reports, each with an entry even when it never ran. */
-const CHOOSING_TYPES = BLOCK_DEFINITIONS.filter((definition) => "choice" in definition).map((definition) => definition.type);
+/** Where the context reports each choosing block type's decisions: one entry per group, even when none ran. */
+const DECISION_GROUPS = [...new Set(BLOCK_DEFINITIONS.flatMap((definition) => ("choice" in definition && definition.choice ? [definition.choice.decisionGroup ?? definition.type] : [])))];
 
 /** Marks the root scope's abort when a Response block has answered: the run is over, successfully. */
 export class ResponseSent {
@@ -70,7 +70,7 @@ export type ChunkObserver = (blockId: string, chunk: string) => void;
 /** State shared by every scope of one run. */
 export class Run {
   readonly variables = new Map<string, unknown>();
-  readonly decisions: ExecutionSnapshot["decisions"] = Object.fromEntries(CHOOSING_TYPES.map((type) => [type, {}]));
+  readonly decisions: ExecutionSnapshot["decisions"] = Object.fromEntries(DECISION_GROUPS.map((group) => [group, {}]));
   readonly subflows: ExecutionSnapshot["subflows"] = {};
   readonly activePath: string[] = [];
   /** The root of the cancellation tree: run timeout, the caller's signal and a Response abort it. */
@@ -162,7 +162,7 @@ export function recordOutcome(run: Run, frame: Frame, node: CompiledNode, outcom
   frame.last = outcome.output;
   if (frame.parent === null) run.activePath.push(node.id);
   if (outcome.failed) return;
-  if (node.choice) run.decisions[node.type][`${node.id}${frame.key}`] = (outcome.output[node.choice.outputField] as string | null) ?? null;
+  if (node.choice) run.decisions[node.choice.decisionGroup ?? node.type][`${node.id}${frame.key}`] = (outcome.output[node.choice.outputField] as string | null) ?? null;
   else if (node.type === "response") {
     run.response = outcome.output;
     run.cancellation.abort(new ResponseSent());

@@ -12,6 +12,7 @@ export const llmRouterBlock = defineBlock({
   summary: "A model reads the prompt and chooses the route whose description fits best.",
   configSchema: llmRouterConfigSchema,
   rules: llmRouterRules,
-  choice: { prefix: ROUTER_HANDLE_PREFIX, list: "routes", noun: "route", outputField: "selectedRoute" },
+  // Its decisions are routing decisions like the rule-based Router's: `decisions.router`.
+  choice: { prefix: ROUTER_HANDLE_PREFIX, list: "routes", noun: "route", outputField: "selectedRoute", decisionGroup: "router" },
   handler: llmRouterHandler,
 });
