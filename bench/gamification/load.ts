@@ -15,6 +15,8 @@ export interface PreparedRequest {
   /** The project key, for requests to the data API (the gateway requires it there). */
   apikey?: string;
   body?: unknown;
+  /** Further headers (a workflow API key, an execution mode). */
+  headers?: Record<string, string>;
 }
 
 /** What a run measured. */
@@ -36,7 +38,7 @@ function percentile(sorted: number[], fraction: number): number {
 /** Sends one request and resolves with its status once the whole answer has arrived. */
 function send(request: PreparedRequest, agent: Agent): Promise<number> {
   const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-  const headers: Record<string, string> = { Authorization: `Bearer ${request.token}` };
+  const headers: Record<string, string> = { Authorization: `Bearer ${request.token}`, ...request.headers };
   if (request.apikey) headers.apikey = request.apikey;
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";

@@ -146,11 +146,37 @@ export async function callFunction(name: string, options: { token?: string; body
   });
 }
 
+/** A message the mail catcher caught, as its API shows it. */
+export interface CaughtMessage {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  tags: { name: string; value: string }[];
+  attachments: { index: number; filename: string; content_type: string; size: number }[];
+}
+
+/** Every message the mail catcher caught for a recipient. */
+export async function caughtFor(recipient: string): Promise<CaughtMessage[]> {
+  const list = (await (await fetch(`${env.mailUrl}/api/messages?to=${encodeURIComponent(recipient)}`)).json()) as { id: string }[];
+  return await Promise.all(list.map(async ({ id }) => (await (await fetch(`${env.mailUrl}/api/messages/${id}`)).json()) as CaughtMessage));
+}
+
 /** The text of a PDF as poppler's pdftotext reads it, whitespace collapsed. */
 export function pdfText(bytes: Uint8Array): string {
   const file = join(mkdtempSync(join(tmpdir(), "portal-pdf-")), "document.pdf");
   writeFileSync(file, bytes);
   return execFileSync("pdftotext", ["-layout", file, "-"], { encoding: "utf8" }).replace(/\s+/g, " ");
+}
+
+/** The URLs a PDF's objects hold (link annotations), as poppler's `pdfinfo -url` lists them. */
+export function pdfUrls(bytes: Uint8Array): string[] {
+  const file = join(mkdtempSync(join(tmpdir(), "portal-pdf-")), "document.pdf");
+  writeFileSync(file, bytes);
+  // Output: a header line, then "<page> <type> <url>" per URL.
+  return execFileSync("pdfinfo", ["-url", file], { encoding: "utf8" }).split("\n").slice(1).filter(Boolean).map((line) => line.trim().split(/\s+/).slice(2).join(" "));
 }
 
 /** pdfinfo's "Page size" line of a PDF. */

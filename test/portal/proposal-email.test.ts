@@ -2,22 +2,13 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type TestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
-import { callFunction, createPortalUser, createProposal, pdfText, setStatus, technicianWithProposal } from "./factories.ts";
+import { callFunction, type CaughtMessage, caughtFor, createCustomer, createPortalUser, createProposal, pdfText, pdfUrls, setStatus, technicianWithProposal } from "./factories.ts";
 
 /**
  * send-proposal-email: the real `resend` client posts to the local mail catcher, so the caught
- * message is exactly what Resend would have been asked to send.
+ * message is exactly what Resend would have been asked to send. The message carries the approval
+ * link, so it goes only to the customer's e-mail on file.
  */
-interface CaughtMessage {
-  id: string;
-  from: string;
-  to: string[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  tags: { name: string; value: string }[];
-  attachments: { index: number; filename: string; content_type: string; size: number }[];
-}
 
 let fixture: Awaited<ReturnType<typeof technicianWithProposal>>;
 let otherTechnician: TestUser;
@@ -32,18 +23,14 @@ async function send(token: string, proposalId: string, recipientEmail: string): 
   return await callFunction("send-proposal-email", { token, body: { proposalId, recipientEmail } });
 }
 
-async function caughtFor(recipient: string): Promise<CaughtMessage[]> {
-  const list = (await (await fetch(`${env.mailUrl}/api/messages?to=${encodeURIComponent(recipient)}`)).json()) as { id: string }[];
-  return await Promise.all(list.map(async ({ id }) => (await (await fetch(`${env.mailUrl}/api/messages/${id}`)).json()) as CaughtMessage));
-}
-
 describe("send-proposal-email", () => {
-  const recipient = `cliente-${randomUUID().slice(0, 8)}@cliente.test`;
+  let recipient: string;
   let answer: { id: string; proposalId: string; recipientEmail: string };
   let message: CaughtMessage;
   const link = () => `${env.url}/functions/v1/approve-proposal?token=${fixture.proposal.approval_token}`;
 
   beforeAll(async () => {
+    recipient = fixture.customer.email;
     const response = await send(fixture.technician.accessToken, fixture.proposal.id, recipient);
     expect(response.status).toBe(200);
     answer = (await response.json()) as typeof answer;
@@ -55,7 +42,7 @@ describe("send-proposal-email", () => {
   it("answers with the id the mail service gave the message", () => {
     expect(answer).toEqual({ id: message.id, proposalId: fixture.proposal.id, recipientEmail: recipient });
   });
-  it("sends one message to the recipient with the proposal in the subject", () => {
+  it("sends one message to the customer with the proposal in the subject", () => {
     expect(message.to).toEqual([recipient]);
     expect(message.from).toBe("Orbita Propostas <propostas@orbita.local>");
     expect(message.subject).toBe(`Proposta ${fixture.proposal.code} – ${fixture.product.name}`);
@@ -71,31 +58,69 @@ describe("send-proposal-email", () => {
     expect(message.html).toContain(fixture.customer.company_name);
     expect(message.html).toContain(`href="${link()}"`);
   });
-  it("attaches the proposal PDF", async () => {
+  it("attaches the customer's copy of the PDF, which carries the approval link", async () => {
     expect(message.attachments).toEqual([expect.objectContaining({ index: 0, filename: `${fixture.proposal.code}.pdf`, content_type: "application/pdf" })]);
-    const attachment = await fetch(`${env.mailUrl}/api/messages/${message.id}/attachments/0`);
-    const text = pdfText(new Uint8Array(await attachment.arrayBuffer()));
+    const attachment = new Uint8Array(await (await fetch(`${env.mailUrl}/api/messages/${message.id}/attachments/0`)).arrayBuffer());
+    const text = pdfText(attachment);
     expect(text).toContain(fixture.proposal.code);
     expect(text).toContain("Valor total: R$ 1.200,00");
+    expect(text.replace(/ /g, "")).toContain(link());
+    expect(pdfUrls(attachment)).toEqual([link()]);
   });
-  it("an admin may send it too", async () => {
-    const adminRecipient = `admin-${randomUUID().slice(0, 8)}@cliente.test`;
-    expect((await send(admin.accessToken, fixture.proposal.id, adminRecipient)).status).toBe(200);
-    expect(await caughtFor(adminRecipient)).toHaveLength(1);
+  it("an admin may send it too, to the same address", async () => {
+    expect((await send(admin.accessToken, fixture.proposal.id, recipient)).status).toBe(200);
+    expect(await caughtFor(recipient)).toHaveLength(2);
+  });
+  it("the customer's address typed in another case is the same address: the message goes to the one on file", async () => {
+    const { technician, customer, proposal } = await technicianWithProposal("Ana Maiúsculas");
+    const response = await send(technician.accessToken, proposal.id, customer.email.toUpperCase());
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { recipientEmail: string }).recipientEmail).toBe(customer.email);
+    expect((await caughtFor(customer.email)).map((caught) => caught.to)).toEqual([[customer.email]]);
+  });
+});
+
+describe("send-proposal-email to anyone but the customer", () => {
+  it("is refused with 422 recipient_not_customer naming the address on file, and nothing is sent", async () => {
+    const { technician, customer, proposal } = await technicianWithProposal("Ana Desvio");
+    for (const elsewhere of [technician.email, `outro-${randomUUID().slice(0, 8)}@cliente.test`]) {
+      const response = await send(technician.accessToken, proposal.id, elsewhere);
+      expect(response.status).toBe(422);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "recipient_not_customer",
+          message: `Proposal ${proposal.code} carries its approval link, so it is sent only to the customer's e-mail on file, ${customer.email}`,
+          details: [{ path: "recipientEmail", message: `must be the customer's e-mail on file, ${customer.email}` }],
+        },
+      });
+      expect(await caughtFor(elsewhere)).toEqual([]);
+    }
+    expect(await caughtFor(customer.email)).toEqual([]);
+  });
+  it("holds for admins too", async () => {
+    const response = await send(admin.accessToken, fixture.proposal.id, admin.email);
+    expect(response.status).toBe(422);
+    expect(await caughtFor(admin.email)).toEqual([]);
+  });
+  it("another customer of the same technician is not the proposal's customer", async () => {
+    const other = await createCustomer(fixture.technician);
+    const response = await send(fixture.technician.accessToken, fixture.proposal.id, other.email);
+    expect(response.status).toBe(422);
+    expect(await caughtFor(other.email)).toEqual([]);
   });
 });
 
 describe("send-proposal-email refusals", () => {
   it("another technician gets 403 and nothing is sent", async () => {
-    const recipient = `nao-${randomUUID().slice(0, 8)}@cliente.test`;
-    const response = await send(otherTechnician.accessToken, fixture.proposal.id, recipient);
+    const before = (await caughtFor(fixture.customer.email)).length;
+    const response = await send(otherTechnician.accessToken, fixture.proposal.id, fixture.customer.email);
     expect(response.status).toBe(403);
-    expect(await caughtFor(recipient)).toEqual([]);
+    expect(await caughtFor(fixture.customer.email)).toHaveLength(before);
   });
   it("a proposal that is no longer pending is 409", async () => {
     const proposal = await createProposal(fixture.technician, fixture.customer.id, fixture.product.id);
     await setStatus(proposal.id, "cancelled");
-    const response = await send(fixture.technician.accessToken, proposal.id, "x@cliente.test");
+    const response = await send(fixture.technician.accessToken, proposal.id, fixture.customer.email);
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("proposal_not_pending");
   });

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceClient, type TestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
-import { callFunction, createPortalUser, pdfPageSize, pdfText, technicianWithProposal } from "./factories.ts";
+import { callFunction, createPortalUser, pdfPageSize, pdfText, pdfUrls, technicianWithProposal } from "./factories.ts";
 
 /**
  * generate-proposal-pdf: an A4 PDF with the proposal's facts, stored in the private bucket and
- * handed out as a signed URL; only the proposal's technician or an admin may ask for it.
+ * handed out as a signed URL; only the proposal's technician or an admin may ask for it. It never
+ * carries the approval link, which goes only to the customer's e-mail (proposal-email.test.ts).
  */
 let fixture: Awaited<ReturnType<typeof technicianWithProposal>>;
 let otherTechnician: TestUser;
@@ -55,7 +56,7 @@ describe("generate-proposal-pdf", () => {
     expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
     expect(pdfPageSize(bytes)).toContain("(A4)");
   });
-  it("says who, what, how much, how long and where to approve (pdftotext)", () => {
+  it("says who, what, how much, how long, and where the approval link goes (pdftotext)", () => {
     const text = pdfText(bytes);
     expect(text).toContain("Proposta comercial");
     expect(text).toContain(fixture.proposal.code);
@@ -67,7 +68,13 @@ describe("generate-proposal-pdf", () => {
     expect(text).toContain("Prazo do contrato: 12 meses");
     expect(text).toContain("Valor total: R$ 1.200,00");
     expect(text).toContain("Ana PDF");
-    expect(text.replace(/ /g, "")).toContain(`${env.url}/functions/v1/approve-proposal?token=${fixture.proposal.approval_token}`);
+    expect(text).toContain(`O link para aprovar ou recusar esta proposta é enviado somente ao e-mail do cliente: ${fixture.customer.email}.`);
+  });
+  it("does not carry the approval link or its token, in the text or anywhere in the file", () => {
+    const text = pdfText(bytes).replace(/ /g, "");
+    expect(text).not.toContain("approve-proposal");
+    expect(text).not.toContain(fixture.proposal.approval_token);
+    expect(pdfUrls(bytes)).toEqual([]);
   });
   it("is stored in the private bucket, out of reach of the technician's own storage client", async () => {
     const stored = await serviceClient().storage.from("proposal-pdfs").download(answer.path);
@@ -77,11 +84,15 @@ describe("generate-proposal-pdf", () => {
     expect(direct.data).toBeNull();
     expect(direct.error).not.toBeNull();
   });
-  it("admins and super admins may generate it; the file is replaced, not duplicated", async () => {
+  it("admins and super admins may generate it, without the link too; the file is replaced, not duplicated", async () => {
     for (const user of [admin, superAdmin]) {
       const response = await generate(user.accessToken);
       expect(response.status).toBe(200);
-      expect(((await response.json()) as PdfAnswer).path).toBe(answer.path);
+      const theirs = (await response.json()) as PdfAnswer;
+      expect(theirs.path).toBe(answer.path);
+      const text = pdfText(new Uint8Array(await (await fetch(theirs.signedUrl)).arrayBuffer())).replace(/ /g, "");
+      expect(text).toContain(fixture.proposal.code);
+      expect(text).not.toContain(fixture.proposal.approval_token);
     }
     const listing = await serviceClient().storage.from("proposal-pdfs").list(fixture.technician.id);
     expect(listing.data?.map((file) => file.name)).toEqual([`${fixture.proposal.id}.pdf`]);

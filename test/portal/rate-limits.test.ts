@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
-import { createPortalUser } from "./factories.ts";
+import { createPortalUser, readProposal, technicianWithProposal } from "./factories.ts";
 
 /**
  * The spec's limits as the gateway enforces them per user (JWT sub) or client address: data API
@@ -69,4 +69,38 @@ describe("rate limits", () => {
     const elsewhere = await fetchFrom(simulatedClientAddress())(`${env.url}/functions/v1/approve-proposal`);
     expect(elsewhere.status).toBe(400);
   }, 120_000);
+
+  it("the approval page: a visitor who spent their data-API budget gets the 429 page with Retry-After, and nothing changes", async () => {
+    const { customer, proposal } = await technicianWithProposal("Ana Limite da Página");
+    const page = `${env.url}/functions/v1/approve-proposal?token=${encodeURIComponent(proposal.approval_token)}`;
+    const visitor = fetchFrom(simulatedClientAddress());
+    // The page reads the proposal through the data API on the visitor's behalf (their address in
+    // X-Forwarded-For), so the visitor's own direct calls and the page's share one budget.
+    const lookup = () =>
+      visitor(`${env.url}/rest/v1/rpc/get_proposal_for_approval`, {
+        method: "POST",
+        headers: { apikey: env.anonKey, "content-type": "application/json" },
+        body: JSON.stringify({ _token: proposal.approval_token }),
+      });
+    expect((await burst(200, lookup)).filter((status) => status === 200)).toHaveLength(200);
+
+    const refused = await visitor(page);
+    expect(refused.status).toBe(429);
+    expectRetryAfter(refused);
+    expect(refused.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(refused.headers.get("cache-control")).toBe("no-store");
+    const html = await refused.text();
+    expect(html).toContain('<html lang="pt-BR">');
+    expect(html).toContain("<h1>Muitas tentativas</h1>");
+
+    const answer = await visitor(page, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email: customer.email, action: "approve" }).toString() });
+    expect(answer.status).toBe(429);
+    expectRetryAfter(answer);
+    expect(await answer.text()).toContain("Muitas tentativas");
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+
+    const otherVisitor = await fetchFrom(simulatedClientAddress())(page);
+    expect(otherVisitor.status).toBe(200);
+    expect(await otherVisitor.text()).toContain(`<h1>Proposta ${proposal.code}</h1>`);
+  }, 60_000);
 });

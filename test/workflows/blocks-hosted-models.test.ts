@@ -4,7 +4,8 @@
  * with made-up hosted keys), so runs through the manual-run endpoint use the platform's key. And
  * the cost rule end to end: the Agent's own `cost` and what `finish_workflow_run` records for the
  * same usage, priced from `public.model_prices`, agree to the last digit, for the hosted key (2.5×)
- * and the user's own key (1×).
+ * and the user's own key (1×), in process and through the execute endpoint; and an Agent's tokens
+ * through the endpoint's `stream: true` Server-Sent Events, in order, as they arrive.
  */
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -14,10 +15,11 @@ import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engi
 import { databasePriceSource } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";
 import { guardedFetch } from "../../supabase/functions/_shared/workflows/outbound/guard.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
-import { serviceClient } from "../helpers/clients.ts";
+import { fetchFrom, serviceClient, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../stand-ins/models.ts";
 import { LOOPBACK_POLICY } from "../stand-ins/outbound.ts";
+import { apiKey, deployedWorkflow, execute, sseFrames } from "./execute-api.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 
 const hosted = fixtureFunctionEnvironment(loadConfig("test").slot);
@@ -165,5 +167,67 @@ describe("the Agent's cost and the recorded cost agree to the last digit", () =>
     expect(String(first.cost.input)).toBe(recorded.firstIn);
     expect(String(first.cost.output)).toBe(recorded.firstOut);
     expect(String(second.cost.total)).toBe(recorded.second);
+  });
+});
+
+describe("agents through the execute endpoint", () => {
+  let key: string;
+  beforeAll(async () => {
+    key = (await apiKey(workspace.members.editor)).key;
+  });
+
+  it("record the Agent's cost as the run's cost, to the last digit", async () => {
+    openai.reply({ text: "Recorded.", usage: { prompt: 123_457, completion: 9_871 } });
+    const id = await deployedWorkflow(workspace.members.editor, workspace.id, "Recorded agent", agentFlow({ model: "o4-mini", userPrompt: "hi" }));
+    const answer = await execute(id, key, {});
+    expect(answer.status).toBe(200);
+    const cost = (answer.body.output as { cost: { input: number; output: number; total: number } }).cost;
+    const [recorded] = await sql<{ total: string; model: string; base: string }[]>`
+      select trim_scale(cost_total)::text as total, cost -> 'models' -> 'o4-mini' ->> 'total' as model, cost ->> 'base' as base
+      from public.workflow_executions where id = ${answer.body.executionId as string}`;
+    expect(recorded).toEqual({ model: "0.44808775", total: "0.44908775", base: "0.001" });
+    expect(String(cost.total)).toBe(recorded.model);
+  });
+
+  it("stream an Agent's tokens as SSE chunks from its block, in order and as they arrive, then done and [DONE]", async () => {
+    const pieces = ["Your", " order", " has", " shipped", " and", " arrives", " Friday."];
+    openai.chunkDelayMs = 150;
+    openai.reply({ chunks: pieces, usage: { prompt: 40, completion: 7 } });
+    try {
+      const state = new WorkflowBuilder()
+        .block("start", "api_trigger", {}, { name: "Start" })
+        .block("writer", "agent", { model: "gpt-4o-mini", userPrompt: "Tell the customer", stream: true }, { name: "Writer" })
+        .edge("start", "writer")
+        .build();
+      const id = await deployedWorkflow(workspace.members.editor, workspace.id, "Streaming agent", state);
+      const response = await fetchFrom(simulatedClientAddress())(`${env.url}/api/workflows/${id}/execute`, {
+        method: "POST",
+        headers: { "X-API-Key": key, "content-type": "application/json" },
+        body: JSON.stringify({ stream: true }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      // Read as it comes: when did the first chunk and the end arrive?
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      let firstChunkAt = 0;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+        if (!firstChunkAt && text.includes('"chunk"')) firstChunkAt = Date.now();
+      }
+      const endedAt = Date.now();
+      const frames = sseFrames(text);
+      expect(frames).toEqual([
+        ...pieces.map((chunk) => ({ blockId: "writer", chunk })),
+        { event: "done", success: true, output: expect.objectContaining({ content: pieces.join(""), tokens: { prompt: 40, completion: 7, total: 47 } }), metadata: { duration: expect.any(Number) } },
+        "[DONE]",
+      ]);
+      // The provider paused 150 ms between its chunks: the first reached the client long before the end.
+      expect(endedAt - firstChunkAt).toBeGreaterThanOrEqual(6 * 150 - 50);
+    } finally {
+      openai.chunkDelayMs = 5;
+    }
   });
 });

@@ -6,11 +6,11 @@ import { createGamificationApp } from "../_shared/gamification/http.ts";
 import { PREFIX as GAMIFICATION } from "../_shared/gamification/routes.ts";
 import { answerError } from "../_shared/http/routing.ts";
 import { workflowErrors, workflowLog } from "../_shared/http/workflow-errors.ts";
-import { handleWorkflowRequest } from "../_shared/workflows/api/routes.ts";
+import { createWorkflowApp } from "../_shared/workflows/api/routes.ts";
 
 const app = new Hono({ strict: false });
 app.route(GAMIFICATION, createGamificationApp());
-app.all("/api/workflows/*", (c) => handleWorkflowRequest(c.req.raw));
+app.route("/api", createWorkflowApp());
 app.notFound((c) => workflowErrors.render(workflowErrors.describe({ kind: "not_found", method: c.req.method, path: new URL(c.req.url).pathname })));
 app.onError((error, c) => answerError(error, c.req.raw, { errors: workflowErrors, logger: workflowLog }));
 

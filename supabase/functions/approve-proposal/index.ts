@@ -5,11 +5,9 @@
 // respond_to_proposal, which this function calls as an anonymous client (no service role).
 // Statuses: 200 form or confirmation; 400 missing token or incomplete form; 403 e-mail mismatch;
 // 404 unknown token; 405 another method; 409 already answered or cancelled; 410 expired; 413 a body
-// far larger than the form; 415 not a form; 503 outage. Every answer is a page, errors included.
-import type { SupabaseClient } from "@supabase/supabase-js";
+// far larger than the form; 415 not a form; 429 the visitor spent their data-API budget (with
+// Retry-After); 503 outage. Every answer is a page, errors included.
 import { z } from "zod";
-import { requireEnv } from "../_shared/db/env.ts";
-import { createCallerClient } from "../_shared/db/supabase-clients.ts";
 import { readForm, readQuery, validate } from "../_shared/http/body.ts";
 import { HttpError, type Problem, type ServiceErrors } from "../_shared/http/errors.ts";
 import { type Logger, requestLogger } from "../_shared/http/logger.ts";
@@ -26,6 +24,7 @@ import {
 } from "../_shared/portal/approval-page.ts";
 import { forwardedFor, portalLog } from "../_shared/portal/http.ts";
 import { approvalFormSchema, approvalQuerySchema } from "../_shared/portal/schemas.ts";
+import { createVisitor, type Visitor } from "../_shared/portal/visitor-client.ts";
 
 const HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -63,6 +62,8 @@ function pageError(problem: ApprovalProblem | "incomplete_form"): HttpError {
 /**
  * The toolkit's problems as this function's pages. A bad token (missing, too long, holding a NUL)
  * is the "incomplete link" page; a bad form is shown again (answer() catches incomplete_form).
+ * The HttpErrors thrown here carry their page's name as code (the Visitor's `rate_limited` too),
+ * so render shows that page with the error's headers (Allow, Retry-After).
  */
 const approvalErrors: ServiceErrors = {
   describe(problem: Problem): HttpError {
@@ -83,17 +84,8 @@ const approvalErrors: ServiceErrors = {
   render: (error) => html(renderProblem(error.code === "incomplete_form" ? "missing_token" : (error.code as ApprovalProblem)), error.headers),
 };
 
-/** The anonymous client and the visitor it acts for. */
-interface Visitor {
-  client: SupabaseClient;
-  address: string | null;
-}
-
-async function summaryFor({ client, address }: Visitor, token: string): Promise<ApprovalSummary | null> {
-  const query = client.rpc("get_proposal_for_approval", { _token: token });
-  const { data, error } = await (address ? query.setHeader("x-forwarded-for", address) : query);
-  if (error) throw new Error(`get_proposal_for_approval failed: ${error.code} ${error.message}`);
-  const rows = z.array(approvalSummarySchema).parse(data);
+async function summaryFor(visitor: Visitor, token: string): Promise<ApprovalSummary | null> {
+  const rows = z.array(approvalSummarySchema).parse(await visitor.call("get_proposal_for_approval", { _token: token }));
   return rows[0] ?? null;
 }
 
@@ -117,10 +109,7 @@ async function answer(visitor: Visitor, token: string, request: Request, log: Lo
   const form = approvalFormSchema.safeParse({ email, action: fields.action });
   if (!form.success) return await formOrProblem(visitor, token, { status: 400, email, error: MESSAGES.incomplete });
 
-  const query = visitor.client.rpc("respond_to_proposal", { _token: token, _email: form.data.email, _action: form.data.action });
-  const { data, error } = await (visitor.address ? query.setHeader("x-forwarded-for", visitor.address) : query);
-  if (error) throw new Error(`respond_to_proposal failed: ${error.code} ${error.message}`);
-  const result = respondResultSchema.parse(data);
+  const result = respondResultSchema.parse(await visitor.call("respond_to_proposal", { _token: token, _email: form.data.email, _action: form.data.action }));
   switch (result.outcome) {
     case "approved":
     case "rejected":
@@ -144,8 +133,7 @@ Deno.serve(serveEndpoint({
   logger,
   async handle(request) {
     const { token } = validate(approvalQuerySchema, readQuery(request, approvalErrors), "query", approvalErrors);
-    // An anonymous client: the approval functions are granted to anon, the token authorises.
-    const visitor = { client: createCallerClient(`Bearer ${requireEnv("SUPABASE_ANON_KEY")}`), address: forwardedFor(request) };
+    const visitor = createVisitor(forwardedFor(request));
     return html(request.method === "POST" ? await answer(visitor, token, request, requestLogger(logger, request)) : await formOrProblem(visitor, token));
   },
 }));

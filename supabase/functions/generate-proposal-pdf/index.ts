@@ -1,8 +1,10 @@
 // generate-proposal-pdf: renders a proposal as an A4 PDF, stores it in the private proposal-pdfs
 // bucket (<technician_id>/<proposal_id>.pdf, replacing an older copy) and answers with a signed
-// URL. Only the proposal's technician or an admin may call it.
+// URL. Only the proposal's technician or an admin may call it. This copy never carries the
+// approval link (it says the link goes to the customer's e-mail): with the link, the caller could
+// answer for the customer, whose e-mail they know. The customer's copy, with the link, is the one
+// send-proposal-email attaches.
 // POST {"proposalId": "<uuid>"} → 200 {"proposalId", "code", "path", "signedUrl", "expiresIn"}.
-import { approvalLink } from "../_shared/portal/approval-link.ts";
 import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
 import { HttpError } from "../_shared/http/errors.ts";
 import { requireCaller } from "../_shared/portal/caller.ts";
@@ -23,7 +25,7 @@ Deno.serve(servePortalFunction("generate-proposal-pdf", ["POST"], async (request
   const service = createServiceRoleClient();
   const proposal = await loadProposalForCaller(service, caller, proposalId);
 
-  const pdf = await renderProposalPdf(proposal, approvalLink(proposal.approval_token));
+  const pdf = await renderProposalPdf(proposal, null);
   const path = `${proposal.technician_id}/${proposal.id}.pdf`;
   const upload = await service.storage.from(BUCKET).upload(path, pdf, { contentType: "application/pdf", upsert: true });
   if (upload.error) throw new HttpError(502, "storage_error", upload.error.message);

@@ -1,6 +1,8 @@
 // send-proposal-email: e-mails a pending proposal (HTML and text, the PDF attached, the approval
 // link) through Resend; locally RESEND_BASE_URL points the real client at the mail catcher. Only
-// the proposal's technician or an admin may send it.
+// the proposal's technician or an admin may send it, and only to the customer's e-mail on file:
+// the link lets whoever holds it answer for the customer, so any other recipient is refused (422)
+// rather than sent a copy (the caller's own copy, without the link, is generate-proposal-pdf's).
 // POST {"proposalId": "<uuid>", "recipientEmail": "<email>"} → 200 {"id", "proposalId", "recipientEmail"}.
 import { Resend } from "resend";
 import { readEnv } from "../_shared/db/env.ts";
@@ -11,7 +13,7 @@ import { requireCaller } from "../_shared/portal/caller.ts";
 import { jsonResponse } from "../_shared/portal/errors.ts";
 import { readJsonBody, servePortalFunction } from "../_shared/portal/http.ts";
 import { loadProposalForCaller } from "../_shared/portal/proposal-document.ts";
-import { buildProposalEmail } from "../_shared/portal/proposal-email.ts";
+import { buildProposalEmail, isCustomerAddress } from "../_shared/portal/proposal-email.ts";
 import { renderProposalPdf } from "../_shared/portal/proposal-pdf.ts";
 import { sendEmailBodySchema } from "../_shared/portal/schemas.ts";
 
@@ -27,6 +29,12 @@ Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, 
   if (new Date(proposal.approval_token_expires_at) <= new Date()) {
     throw new HttpError(409, "approval_link_expired", `The approval link of proposal ${proposal.code} has expired`);
   }
+  const customerEmail = proposal.customers.email;
+  if (!isCustomerAddress(proposal, recipientEmail)) {
+    throw new HttpError(422, "recipient_not_customer", `Proposal ${proposal.code} carries its approval link, so it is sent only to the customer's e-mail on file, ${customerEmail}`, [
+      { path: "recipientEmail", message: `must be the customer's e-mail on file, ${customerEmail}` },
+    ]);
+  }
 
   const link = approvalLink(proposal.approval_token);
   const email = buildProposalEmail(proposal, link);
@@ -34,7 +42,7 @@ Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, 
   const resend = new Resend(readEnv("RESEND_API_KEY") || "re_local_development", { baseUrl: readEnv("RESEND_BASE_URL") || undefined });
   const { data, error } = await resend.emails.send({
     from: readEnv("PORTAL_EMAIL_FROM") || DEFAULT_FROM,
-    to: [recipientEmail],
+    to: [customerEmail],
     subject: email.subject,
     html: email.html,
     text: email.text,
@@ -46,5 +54,5 @@ Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, 
     throw new HttpError(502, "email_failed", `The e-mail could not be sent: ${error?.message ?? "no answer"}`);
   }
   log.info("proposal_email_sent", { proposalId, emailId: data.id });
-  return jsonResponse({ id: data.id, proposalId: proposal.id, recipientEmail });
+  return jsonResponse({ id: data.id, proposalId: proposal.id, recipientEmail: customerEmail });
 }));

@@ -63,6 +63,9 @@ describe("renderProblem", () => {
     expect(renderProblem("unknown_token").status).toBe(404);
     expect(renderProblem("unsupported_media_type").status).toBe(415);
     expect(renderProblem("unavailable").status).toBe(503);
+    const limited = renderProblem("rate_limited");
+    expect(limited.status).toBe(429);
+    expect(limited.html).toContain("<h1>Muitas tentativas</h1>");
     expect(renderProblem("method_not_allowed").status).toBe(405);
     expect(renderProblem("too_large").status).toBe(413);
     const expired = renderProblem("expired", { ...summary, token_state: "expired" });

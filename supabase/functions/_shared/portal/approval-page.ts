@@ -41,6 +41,7 @@ export type ApprovalProblem =
   | "method_not_allowed"
   | "unsupported_media_type"
   | "too_large"
+  | "rate_limited"
   | "unavailable";
 
 const STYLE = `
@@ -179,6 +180,11 @@ export function renderProblem(problem: ApprovalProblem, summary?: ApprovalSummar
       status: 415,
       title: "Envio não reconhecido",
       text: "A resposta deve ser enviada pelo formulário desta página.",
+    },
+    rate_limited: {
+      status: 429,
+      title: "Muitas tentativas",
+      text: "Recebemos muitos acessos da sua conexão em pouco tempo. Aguarde um minuto e abra o link novamente.",
     },
     unavailable: {
       status: 503,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildProposalEmail } from "./proposal-email.ts";
+import { buildProposalEmail, isCustomerAddress } from "./proposal-email.ts";
 import { sampleProposal } from "./sample-proposal.fixture.ts";
 
 const link = "http://127.0.0.1:54321/functions/v1/approve-proposal?token=abc&x=1";
@@ -24,5 +24,17 @@ describe("buildProposalEmail", () => {
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
     expect(html).toContain(`href="http://127.0.0.1:54321/functions/v1/approve-proposal?token=abc&amp;x=1"`);
     expect(html).toContain('lang="pt-BR"');
+  });
+});
+
+describe("isCustomerAddress", () => {
+  it("accepts the customer's e-mail on file in any case", () => {
+    expect(isCustomerAddress(sampleProposal, "marcos@paodourado.com.br")).toBe(true);
+    expect(isCustomerAddress(sampleProposal, "Marcos@PaoDourado.com.br")).toBe(true);
+  });
+  it("refuses any other address, however close", () => {
+    expect(isCustomerAddress(sampleProposal, "ana.souza@orbita.local")).toBe(false);
+    expect(isCustomerAddress(sampleProposal, "marcos@paodourado.com")).toBe(false);
+    expect(isCustomerAddress(sampleProposal, "marcos+copia@paodourado.com.br")).toBe(false);
   });
 });

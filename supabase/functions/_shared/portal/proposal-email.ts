@@ -59,3 +59,11 @@ export function buildProposalEmail(proposal: ProposalDocument, approvalUrl: stri
 
   return { subject: `Proposta ${proposal.code} – ${product.name}`, html, text };
 }
+
+/**
+ * Whether `address` is the customer's e-mail on file, compared as the database stores it (lower
+ * case). The proposal e-mail carries the approval link, so it goes to no other address.
+ */
+export function isCustomerAddress(proposal: ProposalDocument, address: string): boolean {
+  return address.trim().toLowerCase() === proposal.customers.email.toLowerCase();
+}

@@ -1,4 +1,4 @@
-import { PDFDocument, StandardFonts } from "pdf-lib";
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { A4_SIZE, renderProposalPdf, wrapText } from "./proposal-pdf.ts";
 import { sampleProposal } from "./sample-proposal.fixture.ts";
@@ -19,6 +19,29 @@ describe("renderProposalPdf", () => {
     const long = { ...sampleProposal, products: { name: "Plano → Ω", description: "palavra ".repeat(2000) } };
     const pdf = await PDFDocument.load(await renderProposalPdf(long, `https://portal.example.com/aprovar?token=${"x".repeat(300)}`));
     expect(pdf.getPageCount()).toBeGreaterThan(1);
+  });
+});
+
+/** The URIs the first page's link annotations open. */
+async function linkTargets(bytes: Uint8Array): Promise<string[]> {
+  const page = (await PDFDocument.load(bytes)).getPage(0);
+  const annotations = page.node.lookupMaybe(PDFName.of("Annots"), PDFArray);
+  return (annotations?.asArray() ?? []).map((reference) => {
+    const action = page.doc.context.lookup(reference, PDFDict).lookup(PDFName.of("A"), PDFDict);
+    return action.lookup(PDFName.of("URI"), PDFString).decodeText();
+  });
+}
+
+describe("the approval link in the PDF", () => {
+  const link = "http://127.0.0.1:54321/functions/v1/approve-proposal?token=seed-token";
+
+  it("is clickable in the customer's copy", async () => {
+    expect(await linkTargets(await renderProposalPdf(sampleProposal, link))).toEqual([link]);
+  });
+  it("is absent from the copy without a link (what a signed-in user downloads)", async () => {
+    const bytes = await renderProposalPdf(sampleProposal, null);
+    expect(await linkTargets(bytes)).toEqual([]);
+    expect((await PDFDocument.load(bytes)).getPageCount()).toBe(1);
   });
 });
 

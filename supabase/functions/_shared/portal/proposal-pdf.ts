@@ -94,10 +94,13 @@ class PageWriter {
 
 /**
  * The proposal as an A4 PDF in Portuguese: customer, product, values in BRL, contract length,
- * technician and the approval link (clickable). Standard Helvetica keeps the file small; text is
- * passed through toWinAnsi because those fonts cannot encode everything users type.
+ * technician, and how to answer. The customer's copy (`approvalUrl` given, attached to the e-mail
+ * sent to them) carries the approval link, clickable; the copy a signed-in user downloads
+ * (`approvalUrl` null) only says the link goes to the customer's e-mail, because whoever holds the
+ * link and knows that address can answer for the customer. Standard Helvetica keeps the file
+ * small; text is passed through toWinAnsi because those fonts cannot encode everything users type.
  */
-export async function renderProposalPdf(proposal: ProposalDocument, approvalUrl: string, issuedAt = new Date()): Promise<Uint8Array> {
+export async function renderProposalPdf(proposal: ProposalDocument, approvalUrl: string | null, issuedAt = new Date()): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   pdf.setTitle(`Proposta ${proposal.code}`);
   pdf.setSubject(`Proposta comercial para ${toWinAnsi(proposal.customers.company_name)}`);
@@ -133,8 +136,12 @@ export async function renderProposalPdf(proposal: ProposalDocument, approvalUrl:
   if (proposal.profiles.email) writer.text(proposal.profiles.email, { size: 10, color: MUTED });
 
   writer.heading("Aprovação");
-  writer.text("Para aprovar ou recusar esta proposta, abra o link abaixo e confirme o e-mail do cliente:", { size: 10 });
-  writer.link(writer.text(approvalUrl, { size: 9, color: ACCENT }), approvalUrl);
+  if (approvalUrl) {
+    writer.text("Para aprovar ou recusar esta proposta, abra o link abaixo e confirme o e-mail do cliente:", { size: 10 });
+    writer.link(writer.text(approvalUrl, { size: 9, color: ACCENT }), approvalUrl);
+  } else {
+    writer.text(`O link para aprovar ou recusar esta proposta é enviado somente ao e-mail do cliente: ${proposal.customers.email}.`, { size: 10 });
+  }
 
   return await pdf.save();
 }

@@ -23,7 +23,10 @@ export interface BlockRun<Input> {
   trigger: TriggerRequest | null;
   /** The blocks an outgoing handle leads to (for Condition and Router `selectedPath`). */
   targetsOf(handle: string): BlockIdentity[];
-  /** Streams a piece of this block's text to whoever listens to the run (secrets masked); a no-op when nobody does. */
+  /**
+   * Streams a piece of the block's output while it runs (an agent's tokens): the execute
+   * endpoint sends it as an SSE chunk `{blockId, chunk}`, secrets masked. A no-op when nobody listens.
+   */
   emitChunk(chunk: string): void;
   /** Reports a model call's tokens, for the run's cost. */
   recordModelUsage(usage: ModelUsage): void;
@@ -35,6 +38,11 @@ export interface BlockHandler<Input = unknown> {
   readonly codePaths?: readonly string[];
   /** The block's timeout in ms when its config sets none, given its resolved input. */
   timeoutMs(input: Input): number;
+  /**
+   * True when the handler stops at `deadline` by itself and says why (sandboxed code ends with
+   * SANDBOX_TIMEOUT): the executor then arms no timer of its own, which would race it.
+   */
+  readonly stopsAtDeadline?: boolean;
   /**
    * Values of the resolved config that are credentials (an API key, an Authorization header): the
    * run masks them in everything it returns, as it masks environment values.

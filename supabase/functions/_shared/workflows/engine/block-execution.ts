@@ -6,11 +6,12 @@
  */
 import type { BlockRun } from "../blocks/block-handler.ts";
 import type { HandledBlockType } from "../state/catalogue.ts";
+import { chargeOutput } from "./budgets.ts";
 import type { Cancellation } from "./cancellation.ts";
 import { runContainer } from "./containers.ts";
 import type { BlockOutput } from "./context.ts";
 import { BlockError, describeBlock, messageOf, WorkflowError } from "./errors.ts";
-import type { CompiledNode } from "./graph.ts";
+import { isTrigger, type CompiledNode } from "./graph.ts";
 import { tokensOf } from "./run-references.ts";
 import type { Frame, Outcome, Run, ScopeRunner } from "./run-state.ts";
 import { closeSpan, notify, openBlockSpan } from "./trace-spans.ts";
@@ -113,8 +114,8 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
     const onAbort = () => reject(active.signal.reason);
     // Only the block's own timeout needs a timer: when the run's deadline comes first, the run's
     // timer cancels every block with RUN_TIMEOUT (a second timer here raced it, and could report
-    // the run's time limit as this block's).
-    const timer = ownDeadline < run.deadline
+    // the run's time limit as this block's). A handler that stops at its deadline itself needs none.
+    const timer = ownDeadline < run.deadline && !handler.stopsAtDeadline
       ? setTimeout(() => active.abort(new WorkflowError("BLOCK_TIMEOUT", `ran past its timeout of ${timeoutMs} ms`)), Math.max(0, ownDeadline - Date.now()))
       : undefined;
     const cleanup = () => {
@@ -155,6 +156,8 @@ export async function executeNode(run: Run, node: CompiledNode, frame: Frame, ca
     span.input = input;
     const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, input, cancellation, chunks);
     chunks.flush();
+    // A trigger's output is the request, which the body cap bounds; every other output is charged.
+    if (!isTrigger(node)) chargeOutput(run, node, output);
     span.output = output;
     closeSpan(span, startedAt, started);
     notify(run, span);

@@ -88,13 +88,16 @@ export interface TraceSpan {
   id: string;
   blockId: string;
   name: string;
-  /** The block type, or `loop-iteration` / `parallel-branch` for iteration spans. */
+  /**
+   * The block type, `loop-iteration` / `parallel-branch` for iteration spans, or `truncated` for the
+   * marker that stands for spans cut past the trace's budget (trace-budget.ts).
+   */
   type: string;
   status: "success" | "error" | "cancelled";
   startedAt: string;
   endedAt: string;
   durationMs: number;
-  /** The resolved config the block ran with. */
+  /** The resolved config the block ran with (a marker when too long to report: trace-budget.ts). */
   input?: unknown;
   output?: unknown;
   error?: string;
@@ -103,6 +106,11 @@ export interface TraceSpan {
   errorHandled?: boolean;
   iteration?: IterationRef;
   children?: TraceSpan[];
+  /**
+   * How many spans past the trace's budget were cut (trace-budget.ts): on a span, among its
+   * descendants; on the `truncated` span that ends a run's top-level list, at the top level.
+   */
+  cut?: { spans: number };
 }
 
 /** The final HTTP answer a Response block set. */

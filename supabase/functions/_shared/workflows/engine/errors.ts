@@ -23,8 +23,10 @@ export type WorkflowErrorCode =
   | "SANDBOX_MEMORY_LIMIT"
   /** A block ran past its timeout. */
   | "BLOCK_TIMEOUT"
-  /** A loop, parallel or wait asked for more than its cap. */
+  /** A loop, parallel or wait asked for more than its cap, or the run's iterations passed their budget. */
   | "LIMIT_EXCEEDED"
+  /** A block's output, or the outputs of the run together, passed their size budget. */
+  | "OUTPUT_TOO_LARGE"
   /** A Router matched no route and has no `default` route. */
   | "NO_ROUTE"
   /** The whole run ran past its timeout. */

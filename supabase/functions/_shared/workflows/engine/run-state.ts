@@ -64,7 +64,7 @@ export type ScopeRunner = (run: Run, scope: CompiledScope, frame: Frame, plan: S
 /** Where a run reports what leaves it: finished block spans, already redacted. */
 export type SpanObserver = (span: TraceSpan) => void;
 
-/** Where a run streams blocks' text as it is produced (already redacted). */
+/** Where a run reports text a block streams while it runs (already redacted), by the block's id. */
 export type ChunkObserver = (blockId: string, chunk: string) => void;
 
 /** State shared by every scope of one run. */
@@ -83,6 +83,12 @@ export class Run {
   /** Every model call's usage, in the order reported. */
   readonly modelUsage: ModelUsage[] = [];
   blocksExecuted = 0;
+  /** Iterations and branches charged so far (budgets.ts). */
+  iterationsUsed = 0;
+  /** JSON characters of the block outputs charged so far (budgets.ts). */
+  outputChars = 0;
+  /** Sizes of outputs measured already, so a loop's results are not measured twice (json-size.ts). */
+  readonly sizes = new WeakMap<object, number>();
   response: BlockOutput | null = null;
   private readonly secrets: Set<string>;
   /** Streams need no holding back when no secret is longer than one character. */
