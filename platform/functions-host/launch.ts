@@ -20,6 +20,18 @@ export const IMPORT_MAP = join(FUNCTIONS_DIR, "import_map.json");
 const FIXTURE_ENV_FILE = join(PROJECT_ROOT, "test", "fixtures", "functions.env");
 
 /**
+ * test/fixtures/functions.env as the test stack of `slot` sees it: `{{port N}}` in a value becomes
+ * N + slot × 100, the shift the stack's own ports get, so the stand-ins of two test runs side by
+ * side (ORBITA_TEST_SLOT) listen on different ports. Tests read the same values to know where to
+ * listen.
+ */
+export function fixtureFunctionEnvironment(slot: number): Record<string, string> {
+  const env = readFunctionsEnvFile(FIXTURE_ENV_FILE);
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value.replace(/\{\{port (\d+)\}\}/g, (_, port: string) => String(Number(port) + slot * 100))]));
+}
+
+
+/**
  * The environment a function sees, as under `supabase functions serve`: the stack's URL, keys and
  * database, then supabase/functions/.env (and test/fixtures/functions.env in the test stack). Locally RESEND_BASE_URL points at the mail catcher, so
  * the real `resend` client delivers there (a .env value wins, to send for real on purpose), and
@@ -28,7 +40,7 @@ const FIXTURE_ENV_FILE = join(PROJECT_ROOT, "test", "fixtures", "functions.env")
  */
 export function functionEnvironment(config: StackConfig): Record<string, string> {
   // The test stack adds test-only settings, e.g. the address of a fake outside service.
-  const files = config.profile === "test" ? [readFunctionsEnvFile(), readFunctionsEnvFile(FIXTURE_ENV_FILE)] : [readFunctionsEnvFile()];
+  const files = config.profile === "test" ? [readFunctionsEnvFile(), fixtureFunctionEnvironment(config.slot)] : [readFunctionsEnvFile()];
   const user = Object.fromEntries(files.flatMap((env) => Object.entries(env)).filter(([name]) => !name.startsWith("SUPABASE_")));
   return {
     RESEND_BASE_URL: `http://127.0.0.1:${config.ports.mail}`,

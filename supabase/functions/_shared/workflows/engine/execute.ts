@@ -7,6 +7,7 @@
 import { BLOCK_HANDLERS, type HandledBlockType } from "../state/catalogue.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import { systemClock } from "./clock.ts";
+import { defaultOutboundServices } from "../outbound/services.ts";
 import type { ExecutionResult, ExecutorServices, RunStatus, TraceSpan, TriggerRequest } from "./context.ts";
 import { BlockError, messageOf, WorkflowError, type BlockIdentity } from "./errors.ts";
 import { memoryFileStore } from "./files.ts";
@@ -38,7 +39,7 @@ export interface ExecuteOptions {
   handlers?: Partial<Record<HandledBlockType, BlockHandler<unknown>>>;
   /** Called as each block (not iteration) finishes, with secrets masked; errors thrown by it are ignored. */
   onBlockComplete?: (span: TraceSpan) => void;
-  /** Called with each piece of text a block streams (`BlockRun.emitChunk`), secrets masked. */
+  /** Called with each piece of text a block streams (`BlockRun.emitChunk`), tagged with its block id, secrets masked; errors thrown by it are ignored. */
   onChunk?: (blockId: string, chunk: string) => void;
 }
 
@@ -63,6 +64,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     clock,
     newId,
     files: options.services?.files ?? memoryFileStore(newId, () => clock.now()),
+    outbound: options.services?.outbound ?? defaultOutboundServices(),
   };
   const startTime = Date.now();
   const timeoutMs = options.timeoutMs ?? syncRunTimeoutMs();
@@ -110,6 +112,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     error,
     traceSpans: root.spans,
     context: snapshotOf(run, root),
+    modelUsage: run.modelUsage,
     metadata: {
       trigger: options.trigger.kind,
       triggerBlockId: triggerNode.id,
