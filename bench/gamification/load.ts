@@ -14,7 +14,7 @@ export interface PreparedRequest {
   token: string;
   /** The project key, for requests to the data API (the gateway requires it there). */
   apikey?: string;
-  /** Any other headers (an x-api-key, for the workflow service's API-key endpoints). */
+  /** Any other headers (a workflow API key, an execution mode). */
   headers?: Record<string, string>;
   body?: unknown;
 }

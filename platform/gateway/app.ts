@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { StackConfig } from "../config.ts";
 import type { FetchHandler } from "../http.ts";
-import { verifyJwt, type VerifiedClaims } from "../jwt.ts";
+import { verifyJwt, type VerificationKeys, type VerifiedClaims } from "../jwt.ts";
+import { stackKeys } from "../auth/signing-keys.ts";
 import { clientAddressOf, TrustedProxies } from "./client-address.ts";
 import { upstreamError, type Upstream } from "./error-shapes.ts";
 import { translateAuthorization } from "./key-translation.ts";
@@ -17,7 +18,9 @@ export const BODY_LIMITS: Record<Upstream, number> = {
   rest: 10 * 1024 * 1024,
   auth: 1024 * 1024,
   storage: 50 * 1024 * 1024,
-  functions: 20 * 1024 * 1024,
+  // Above the workflow execute endpoint's own 32 MiB cap (an inline file may be 20 MB, 27 MB as
+  // base64), so that endpoint answers bodies between the two in its own {error, code} shape.
+  functions: 64 * 1024 * 1024,
 };
 
 const CORS_HEADERS = {
@@ -88,10 +91,10 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array<Arr
 }
 
 /** Claims of a valid bearer token, or null for a missing, malformed, forged or expired one. */
-function bearerClaims(authorization: string | null, secret: string): VerifiedClaims | null {
+function bearerClaims(authorization: string | null, keys: VerificationKeys): VerifiedClaims | null {
   if (!authorization?.startsWith("Bearer ")) return null;
   try {
-    return verifyJwt(authorization.slice("Bearer ".length), secret);
+    return verifyJwt(authorization.slice("Bearer ".length), keys);
   } catch {
     return null;
   }
@@ -109,6 +112,8 @@ export interface GatewayOptions {
   bodyLimits?: Record<Upstream, number>;
   /** Peers whose X-Forwarded-For names the client (none by default: the TCP peer is the client). */
   trustedProxies?: TrustedProxies;
+  /** Keys bearer tokens are checked with (default: the stack's secret and signing keys). */
+  keys?: VerificationKeys;
 }
 
 /**
@@ -120,7 +125,7 @@ export interface GatewayOptions {
 export function createGateway(
   config: StackConfig,
   targets: GatewayTargets,
-  { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS, trustedProxies = new TrustedProxies() }: GatewayOptions = {},
+  { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS, trustedProxies = new TrustedProxies(), keys = stackKeys(config) }: GatewayOptions = {},
 ): (request: Request, peer: string) => Promise<Response> {
   return async (request, peer) => {
     const clientAddress = clientAddressOf(request, peer, trustedProxies);
@@ -135,7 +140,7 @@ export function createGateway(
     if (request.method === "OPTIONS" && target.upstream !== "functions") return new Response(null, { status: 200, headers: tags });
 
     const authorization = target.translateKeys ? translateAuthorization(request.headers, config) : request.headers.get("authorization");
-    const claims = target.upstream === "storage" ? null : bearerClaims(authorization, config.jwtSecret);
+    const claims = target.upstream === "storage" ? null : bearerClaims(authorization, keys);
     // The service_role key is a server secret held by trusted back-office code (functions, workers),
     // not a client; its calls all come from this machine and would otherwise share one budget.
     if (target.upstream !== "storage" && claims?.role !== "service_role") {
@@ -181,10 +186,10 @@ export function createGateway(
           response = await targets.storage(new Request(`http://storage${upstreamUrl}`, init));
           break;
         case "rest":
-          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body);
+          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
           break;
         case "functions":
-          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body);
+          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
           break;
       }
     } catch {

@@ -209,10 +209,10 @@ declare
   v_delivery_ids uuid[];
   v_locked uuid[];
   v_row record;
-  v_stale bigint[] := '{}';
-  v_busy bigint[] := '{}';
-  v_switched_off uuid[] := '{}';
-  v_due uuid[] := '{}';
+  v_stale bigint[] := '{}'::bigint[];
+  v_busy bigint[] := '{}'::bigint[];
+  v_switched_off uuid[] := '{}'::uuid[];
+  v_due uuid[] := '{}'::uuid[];
   v_claimed jsonb;
 begin
   if p_batch_size is null or p_batch_size not between 1 and 1000 or p_visibility_timeout is null or p_visibility_timeout not between 1 and 43200 then

@@ -32,15 +32,20 @@ interface Endpoint {
   /** The body's content type when it is not JSON. */
   contentType?: string;
   headers(): Record<string, string>;
-  /** The path keeps a real id (the workflow's) in its slot, so hostile values reach the body. */
-  realId?: boolean;
 }
 
 let technicians: Technician[];
 let portalUsers: TestUser[];
 let editor: TestUser;
 let workflowId: string;
+let workflowKey: string;
 let turn = 0;
+
+/** The workflow key, or now and then a hostile key. */
+function slotKey(): string {
+  turn += 1;
+  return turn % 3 === 0 ? "orb_' or 1=1 --" : workflowKey;
+}
 
 /** Tokens taken in turn, so no one user's per-minute budget at the gateway runs out. */
 function bearer(users: { accessToken: string }[]): Record<string, string> {
@@ -79,12 +84,27 @@ const endpoints: Endpoint[] = [
     headers: anon,
   },
   // The workflow service's manual run, both ways in.
-  { name: "workflow-run/{id}", service: "workflows", method: "POST", path: (slot) => `/functions/v1/workflow-run/${slot}`, body: (value) => ({ text: value }), headers: () => bearer([editor]), realId: true },
-  { name: "POST /api/workflows/{id}/run", service: "workflows", method: "POST", path: (slot) => `/api/workflows/${slot}/run`, body: (value) => ({ text: value }), headers: () => bearer([editor]), realId: true },
+  { name: "workflow-run/{id}", service: "workflows", method: "POST", path: (slot) => `/functions/v1/workflow-run/${slot}`, body: (value) => ({ text: value }), headers: () => bearer([editor]) },
+  { name: "POST /api/workflows/{id}/run", service: "workflows", method: "POST", path: (slot) => `/api/workflows/${slot}/run`, body: (value) => ({ text: value }), headers: () => bearer([editor]) },
+  // The execute API: the deployed workflow with a key, and the reads with the value in the path.
+  { name: "POST /api/workflows/{id}/execute", service: "workflows", method: "POST", path: (slot) => `/api/workflows/${slot}/execute`, body: (value) => ({ text: value, selectedOutputs: ["answer.data"] }), headers: () => ({ "x-api-key": workflowKey }) },
+  { name: "POST /functions/v1/api/workflows/{id}/execute (stream)", service: "workflows", method: "POST", path: (slot) => `/functions/v1/api/workflows/${slot}/execute`, body: (value) => ({ text: value, stream: true }), headers: () => ({ "x-api-key": workflowKey, "idempotency-key": randomUUID() }) },
+  { name: "GET /api/jobs/{executionId}", service: "workflows", method: "GET", path: (slot) => `/api/jobs/${slot}`, headers: () => ({ "x-api-key": workflowKey }) },
+  { name: "GET /api/workflows/{slot}/status", service: "workflows", method: "GET", path: (slot) => `/api/workflows/${slot}/status`, headers: () => ({ "x-api-key": workflowKey }) },
+  { name: "GET /api/users/me/usage-limits", service: "workflows", method: "GET", path: (slot) => `/api/users/me/usage-limits?x=${slot}`, headers: () => ({ "x-api-key": slotKey() }) },
+  // Workflow user code where there are no Web Workers: the project's own functions call it with the service key.
+  {
+    name: "workflow-sandbox",
+    service: "workflows",
+    method: "POST",
+    path: () => "/functions/v1/workflow-sandbox",
+    body: (value) => ({ kind: "function", source: value, valuesJson: "[]", timeoutMs: 200, memoryBytes: 2 * 1024 * 1024, maxResultChars: 1_000 }),
+    headers: service,
+  },
   // The workflow service's logs API: hostile values in the query, the path and the key.
   { name: "GET /api/v1/logs", service: "workflows", method: "GET", path: (slot) => `/api/v1/logs?workspaceId=${slot}&cursor=${slot}&limit=${slot}&startDate=${slot}&triggers=${slot}&model=${slot}`, headers: logsKey },
-  { name: "GET /api/v1/logs/{id}", service: "workflows", method: "GET", path: (slot) => `/functions/v1/api/v1/logs/${slot}`, headers: () => ({ ...logsKey(), apikey: env.anonKey }) },
-  { name: "GET /api/v1/logs/executions/{id}", service: "workflows", method: "GET", path: (slot) => `/api/v1/logs/executions/${slot}`, headers: () => ({ "x-api-key": "orb_ a key with spaces and ünïcödé" }) },
+  { name: "GET /api/v1/logs/{logId}", service: "workflows", method: "GET", path: (slot) => `/functions/v1/api/v1/logs/${slot}`, headers: () => ({ ...logsKey(), apikey: env.anonKey }) },
+  { name: "GET /api/v1/logs/executions/{executionId}", service: "workflows", method: "GET", path: (slot) => `/api/v1/logs/executions/${slot}`, headers: () => ({ "x-api-key": "orb_ a key with spaces and ünïcödé" }) },
   // Auth.
   { name: "auth signup", service: "auth", method: "POST", path: () => "/auth/v1/signup", body: (value) => ({ email: value, password: value }), headers: anon },
   { name: "auth token", service: "auth", method: "POST", path: (slot) => `/auth/v1/token?grant_type=${slot === "" ? "password" : slot}`, body: (value) => ({ email: value, password: value, refresh_token: value }), headers: anon },
@@ -128,9 +148,9 @@ function knownFailure(endpoint: Endpoint, request: HostileRequest): boolean {
   return endpoint.service === "rest" && !queryDecodes(request.path);
 }
 
-/** The path of `endpoint` with a value in its slot: the manual-run endpoints keep their real id. */
+/** The path of `endpoint` with a value in its slot: the run endpoints (named `{id}`) keep their real id. */
 function pathWith(endpoint: Endpoint, slot: string): string {
-  if (endpoint.realId) return endpoint.path(workflowId);
+  if (endpoint.service === "workflows" && endpoint.name.includes("{id}")) return endpoint.path(workflowId);
   return endpoint.path(slot);
 }
 
@@ -201,6 +221,13 @@ beforeAll(async () => {
     .edge("api", "answer")
     .build();
   workflowId = await createWorkflow(editor, workspace.id, "Echo", state);
+  const deployed = await editor.client.rpc("deploy_workflow", { p_workflow_id: workflowId });
+  if (deployed.error) throw deployed.error;
+  const created = await editor.client.rpc("create_api_key", { p_name: "hostile" }).single<{ key: string }>();
+  if (created.error) throw created.error;
+  workflowKey = created.data.key;
+  // Room for the suite's hundreds of runs: the free plan's 5 a minute would answer most with 429.
+  await serviceClient().from("billing_account_overrides").upsert({ billing_account_id: (await editor.client.from("workspaces").select("billing_account_id").eq("id", workspace.id).single<{ billing_account_id: string }>()).data!.billing_account_id, sync_per_minute: 100_000, async_per_minute: 100_000 });
 });
 
 describe("the fixed corpus", () => {

@@ -66,8 +66,8 @@ select is((select count(*)::int from public.usage_ledger where workflow_id = 'a8
 
 -- The queue and the bucket -----------------------------------------------------------------------
 
-select is((select (function_name, enabled, visibility_timeout)::text from platform.queue_workers where queue_name = 'workflow_runs'), '(workflow-worker,f,120)',
-  'Async runs go to the workflow_runs queue, whose worker is registered (disabled until it exists)');
+select is((select (function_name, enabled, visibility_timeout)::text from platform.queue_workers where queue_name = 'workflow_runs'), '(workflow-worker,t,120)',
+  'Async runs go to the workflow_runs queue, whose worker function is registered and enabled');
 select is((select (public, file_size_limit)::text from storage.buckets where id = 'workflow-files'), '(f,20971520)', 'Run files live in a private bucket of files up to 20 MB');
 insert into storage.objects (bucket_id, name) select 'workflow-files', id || '/some-workflow/some-run/report.pdf' from ws;
 select pg_temp.act_as('a8000000-0000-4000-8000-000000000001');

@@ -1,50 +1,84 @@
 /**
- * `POST /api/workflows/{id}/run` (and `/functions/v1/workflow-run/{id}`): reads the request
- * (session, workflow id, body), hands it to runs/manual-run.ts, and answers with the result and its
- * trace (decisions, "Execute responses"). Every refusal is `{error, code}` with its status.
+ * `POST /api/workflows/{id}/run` (and `/functions/v1/workflow-run/{id}`): the editor runs the
+ * workflow's draft as the signed-in user, who must be an editor (or above) of its workspace.
+ * Admitted by admit_workflow_run with the user the session's verified token names (trigger
+ * `manual`: no rate limit, usage charged and limited, the draft stored as the run's snapshot),
+ * executed with the workspace's environment, and recorded by finish_workflow_run, like every run.
+ * The answer shows the Response block's settings instead of applying them, and the trace.
  */
-import type { ExecutionResult } from "../engine/context.ts";
+import type { Context } from "hono";
+import { readJson, readParams, validate } from "../../http/body.ts";
+import { resolveCaller } from "../../http/caller.ts";
+import { HttpError } from "../../http/errors.ts";
+import { requestLogger } from "../../http/logger.ts";
+import { isUuid } from "../../http/uuid.ts";
+import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
+import type { TriggerRequest } from "../engine/context.ts";
 import { WorkflowError } from "../engine/errors.ts";
-import type { ExecuteOptions } from "../engine/execute.ts";
-import { runDraft } from "../runs/manual-run.ts";
-import type { WorkflowStore } from "../runs/workflow-store.ts";
+import { executeWorkflow } from "../engine/execute.ts";
+import { MAX_REQUEST_BODY_BYTES } from "../engine/limits.ts";
 import { ValidationError } from "../state/issues.ts";
-import { RequestError } from "./request-error.ts";
-import { runResponse } from "./run-response.ts";
-import { manualRunBodySchema, type ManualRunBody } from "./schemas.ts";
+import type { AdmitAnswer, StoredResponse } from "../runs/lifecycle-answers.ts";
+import { endingOf, finishRun, prepareRun, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
+import { refusalError } from "./refusals.ts";
+import { manualAnswer, toHttpResponse } from "./run-response.ts";
+import type { RunServices } from "./run-services.ts";
+import { manualRunBodySchema } from "./schemas.ts";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-async function readBody(request: Request): Promise<ManualRunBody> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new RequestError("INVALID_BODY", "The request body is not valid JSON");
-  }
-  const parsed = manualRunBodySchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new RequestError("INVALID_BODY", `Invalid request body: ${[...issue.path].join(".") || "body"} ${issue.message.replace(/^Invalid input: /, "")}`);
-  }
-  return parsed.data;
+/** A manual run's refusal after admission, recorded with the run. */
+async function refuse(services: RunServices, executionId: string, status: number, code: string, message: string, extra: Record<string, unknown> = {}): Promise<Response> {
+  const answer: StoredResponse = { status, headers: {}, body: { error: message, code, executionId, ...extra } };
+  await finishRun(services.call, executionId, refusedEnding(code, message, answer));
+  return toHttpResponse(answer, { "X-Execution-Id": executionId });
 }
 
-/** Runs a workflow's draft for the caller and answers with the result and its trace. */
-export async function handleManualRun(request: Request, workflowId: string, store: WorkflowStore, execute?: (options: ExecuteOptions) => Promise<ExecutionResult>): Promise<Response> {
+/** Serves one manual run (see the module comment). */
+export async function handleManualRun(c: Context, services: RunServices): Promise<Response> {
+  const request = c.req.raw;
+  const caller = await resolveCaller(request, { errors });
+  if (caller.kind !== "user") throw new HttpError(401, "UNAUTHORIZED", "Sign in to run workflows (Authorization: Bearer <access token>)");
+  if (!caller.verified) throw new HttpError(401, "UNAUTHORIZED", "The access token was not signed by this project's keys");
+  const { id } = readParams(c.req.param() as Record<string, string>, errors);
+  if (!isUuid(id)) throw new HttpError(404, "NOT_FOUND", `Workflow ${id} not found`);
+  const empty = request.body === null || request.headers.get("content-length") === "0";
+  const body = validate(manualRunBodySchema, empty ? {} : await readJson(request, { errors, maxBytes: MAX_REQUEST_BODY_BYTES, contentType: null }), "body", errors);
+
+  const hints = services.cache.admitHints(id);
+  const answer = (await services.call("admit_workflow_run", {
+    p_workflow_id: id, p_trigger: "manual", p_mode: "sync", p_user_id: caller.userId,
+    p_environment_version: hints.p_environment_version ?? null,
+    p_lease_seconds: Math.ceil((body.timeoutMs ?? services.syncTimeoutMs) / 1000) + 60,
+  })) as AdmitAnswer;
+  if (answer.outcome === "refused") throw refusalError(answer);
+  if (answer.outcome !== "admitted" || answer.status !== 200) throw new Error(`admit answered a manual run with ${answer.outcome} ${answer.status}`);
+
   try {
-    const authorization = request.headers.get("authorization");
-    if (!authorization || !/^Bearer\s+\S+/i.test(authorization)) throw new RequestError("UNAUTHORIZED", "Sign in to run workflows (Authorization: Bearer <access token>)");
-    if (!UUID.test(workflowId)) throw new RequestError("NOT_FOUND", `Workflow ${workflowId} not found`);
-    const body = await readBody(request);
-    const result = await runDraft({ authorization, workflowId, ...body, signal: request.signal }, store, execute);
-    return runResponse(result, { includeTrace: true });
+    let prepared: PreparedRun;
+    try {
+      prepared = await prepareRun(services.call, services.cache, answer, hints.workspaceId);
+    } catch (error) {
+      if (error instanceof ValidationError) return await refuse(services, answer.executionId, 400, "INVALID_WORKFLOW", error.message, { issues: error.issues });
+      throw error;
+    }
+    const trigger: TriggerRequest = { kind: "manual", ...(body.triggerBlockId ? { blockId: body.triggerBlockId } : {}), ...(body.input !== undefined ? { input: body.input } : {}) };
+    const files = services.files({ workspaceId: answer.workflow.workspaceId, workflowId: id, executionId: answer.executionId });
+    let result;
+    try {
+      result = await executeWorkflow({
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, signal: request.signal,
+        timeoutMs: Math.min(body.timeoutMs ?? services.syncTimeoutMs, services.syncTimeoutMs), services: { files },
+      });
+    } catch (error) {
+      // An unknown or ambiguous trigger is refused before the run starts.
+      if (error instanceof WorkflowError && error.code === "INVALID_INPUT") return await refuse(services, answer.executionId, 400, "INVALID_INPUT", error.message);
+      throw error;
+    }
+    const response = manualAnswer(result);
+    await finishRun(services.call, answer.executionId, { ...endingOf(result, files.files), response: { status: response.status, headers: {}, body: null } });
+    return toHttpResponse(response, { "X-Execution-Id": answer.executionId });
   } catch (error) {
-    if (error instanceof RequestError) return error.toResponse();
-    if (error instanceof ValidationError) return new RequestError("INVALID_WORKFLOW", error.message, { issues: error.issues }).toResponse();
-    if (error instanceof WorkflowError && error.code === "INVALID_INPUT") return new RequestError("INVALID_INPUT", error.message).toResponse();
-    return new RequestError("INTERNAL", "The run could not be started").toResponse();
+    requestLogger(workflowLog, request).error("run_failed_unexpectedly", { executionId: answer.executionId, error });
+    await finishRun(services.call, answer.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
+    throw error;
   }
 }

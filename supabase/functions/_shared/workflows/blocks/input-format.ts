@@ -91,16 +91,17 @@ export async function applyInputFormat(fields: readonly InputField[], body: unkn
   for (const field of fields) {
     const where = `${context.label} field "${field.name}"`;
     const value = coerce(field, Object.hasOwn(source, field.name) ? source[field.name] : undefined, where);
-    if (field.type === "files" && Array.isArray(value)) {
-      const files: UserFile[] = [];
-      for (const [index, entry] of value.entries()) {
-        checkFileEntry(entry, `${where}[${index}]`);
-        files.push(await context.files.store(entry as FileEntry, { executionId: context.executionId, field: field.name }));
-      }
-      typed[field.name] = files;
-    } else {
-      typed[field.name] = value;
-    }
+    if (field.type === "files" && Array.isArray(value)) value.forEach((entry, index) => checkFileEntry(entry, `${where}[${index}]`));
+    typed[field.name] = value;
+  }
+  // Every field and file entry is checked before the first file is stored, so input refused
+  // half-way leaves no stored file behind.
+  for (const field of fields) {
+    const value = typed[field.name];
+    if (field.type !== "files" || !Array.isArray(value)) continue;
+    const files: UserFile[] = [];
+    for (const entry of value) files.push(await context.files.store(entry as FileEntry, { executionId: context.executionId, field: field.name }));
+    typed[field.name] = files;
   }
   return { typed, structured: { ...source, ...typed } };
 }

@@ -14,6 +14,14 @@ export const MAX_INLINE_FILE_BYTES = 20 * 1024 * 1024;
 /** How long a presigned file URL stays valid (spec: 5 minutes). */
 export const FILE_URL_TTL_MS = 5 * 60_000;
 
+/** An inline file over MAX_INLINE_FILE_BYTES: the execute endpoint answers it 413, not 400. */
+export class FileTooLargeError extends WorkflowError {
+  constructor(message: string) {
+    super("INVALID_INPUT", message);
+    this.name = "FileTooLargeError";
+  }
+}
+
 const fileEntrySchema = z
   .object({
     type: z.enum(["file", "url"]),
@@ -52,7 +60,7 @@ export function checkFileEntry(value: unknown, where: string): FileEntry & { siz
   const match = DATA_URL.exec(entry.data);
   if (!match) throw new WorkflowError("INVALID_INPUT", `${where}: data must be a base64 data URL (data:<mime>;base64,...)`);
   const size = base64Size(match[2]);
-  if (size > MAX_INLINE_FILE_BYTES) throw new WorkflowError("INVALID_INPUT", `${where}: "${entry.name}" is ${size} bytes; inline files may be at most 20 MB`);
+  if (size > MAX_INLINE_FILE_BYTES) throw new FileTooLargeError(`${where}: "${entry.name}" is ${size} bytes; inline files may be at most 20 MB`);
   return { ...entry, size, mimeType: entry.mime ?? match[1] ?? "application/octet-stream" };
 }
 

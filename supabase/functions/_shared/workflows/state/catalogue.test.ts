@@ -24,6 +24,10 @@ describe("the block catalogue", () => {
       response: "core",
       loop: "container",
       parallel: "container",
+      api: "core",
+      vectordb: "tools",
+      agent: "core",
+      llm_router: "control",
     });
     expect(isBlockType("function")).toBe(true);
     expect(isBlockType("toString")).toBe(false);

@@ -1,0 +1,142 @@
+/**
+ * Execute API bench (`npm run bench -- execute`), through the gateway as a client calls it:
+ *
+ * - one-block workflow, sync, with key check, rate limit and record (admit + finish), 32 in
+ *   flight (goal ≥ 500 executions/s), beside the floor: the same load against the `api` function
+ *   answering without the database (an execute whose id is no UUID: 404 before any SQL);
+ * - a 40-block chain end to end (goal p50 ≤ 40 ms), no-op blocks and Function blocks;
+ * - the first SSE frame of a streamed one-block run (goal p95 ≤ 50 ms);
+ * - async: admitted (202) → completed, as the worker records it.
+ *
+ * The runs are the seeded builder's, on an Enterprise account with a 10-million-a-minute override,
+ * so neither the rate limit nor the usage limit is what stops them.
+ */
+import { request as httpRequest } from "node:http";
+import { SignJWT } from "jose";
+import postgres from "postgres";
+import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
+import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
+import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";
+
+const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
+const HELLO_API = "f5000000-0000-4000-8000-000000000003";
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`.`);
+  return value;
+}
+
+function verdict(ok: boolean | null): string {
+  return ok === null ? "·" : ok ? "✓" : "✗";
+}
+
+/** An API trigger followed by `length` blocks of `type`. */
+function chain(length: number, type: "variables" | "function"): WorkflowState {
+  const builder = new WorkflowBuilder().block("api", "api_trigger", {}, { name: "API" });
+  const ids = ["api"];
+  for (let index = 1; index < length; index++) {
+    builder.block(`b${index}`, type, type === "variables" ? { assignments: [] } : { code: `return ${index};` }, { name: `B${index}` });
+    ids.push(`b${index}`);
+  }
+  return builder.chain(...ids).build();
+}
+
+function percentile(samples: number[], fraction: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
+}
+
+/** Milliseconds until the first `data:` line of a streamed answer, and until its end. */
+function firstFrame(url: string, body: string): Promise<{ first: number; total: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let first = -1;
+    const outgoing = httpRequest(url, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, (response) => {
+      let text = "";
+      response.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        if (first < 0 && text.includes("data: ")) first = performance.now() - started;
+      });
+      response.on("end", () => resolve({ first, total: performance.now() - started }));
+      response.on("error", reject);
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+/** Runs the execute bench and prints its figures. */
+export async function run(): Promise<void> {
+  const url = required("SUPABASE_URL");
+  const sql = postgres(required("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
+  try {
+    const [{ workspace, account, builder }] = await sql<{ workspace: string; account: string; builder: string }[]>`
+      select w.workspace_id as workspace, ws.billing_account_id as account, w.created_by as builder
+      from public.workflows w join public.workspaces ws on ws.id = w.workspace_id where w.id = ${HELLO_API}`;
+    await sql`update public.billing_accounts set plan = 'enterprise' where id = ${account}`;
+    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, usage_limit)
+      values (${account}, 10000000, 10000000, 1000000000) on conflict (billing_account_id) do update
+      set sync_per_minute = excluded.sync_per_minute, async_per_minute = excluded.async_per_minute, usage_limit = excluded.usage_limit`;
+    const deploy = async (name: string, state: WorkflowState): Promise<string> => {
+      const [{ id }] = await sql<{ id: string }[]>`insert into public.workflows (workspace_id, name, state, created_by) values (${workspace}, ${name}, ${sql.json(state as never)}, ${builder}) returning id`;
+      await sql.begin(async (tx) => {
+        await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: builder, role: "authenticated" })}, true), set_config('role', 'authenticated', true)`;
+        await tx`select public.deploy_workflow(${id})`;
+      });
+      return id;
+    };
+    const oneBlock = await deploy("Bench one block", new WorkflowBuilder().block("api", "api_trigger", {}, { name: "API" }).block("done", "response", { body: { ok: true } }, { name: "Done" }).chain("api", "done").build());
+    const noops = await deploy("Bench 40 no-op blocks", chain(40, "variables"));
+    const functions = await deploy("Bench 40 Function blocks", chain(40, "function"));
+    const streamed = await deploy("Bench streamed", new WorkflowBuilder().block("api", "api_trigger", {}, { name: "API" }).block("say", "function", { code: "return 'hi';" }, { name: "Say" }).chain("api", "say").build());
+
+    // The gateway limits functions to 500 requests a minute per caller (JWT sub, else address): each
+    // request carries one of 200 anon tokens of their own, which the execute endpoint ignores.
+    const secret = new TextEncoder().encode(required("SUPABASE_JWT_SECRET"));
+    const tokens = await Promise.all(Array.from({ length: 200 }, (_, index) => new SignJWT({ role: "anon", sub: `00000000-0000-4000-8000-${String(index).padStart(12, "0")}` }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("2h").sign(secret)));
+    let turn = 0;
+    const execute = (id: string, extra: Record<string, string> = {}): PreparedRequest => ({ method: "POST", url: `${url}/api/workflows/${id}/execute`, token: tokens[turn++ % tokens.length], headers: { "X-API-Key": DEMO_KEY, ...extra }, body: {} });
+    const repeat = (request: () => PreparedRequest, count: number) => Array.from({ length: count }, request);
+
+    console.log("Execute API, through the gateway (load generator, gateway, functions host and Postgres share the machine):");
+    await runLoad(repeat(() => execute(oneBlock), 500), 32);
+    await runLoad(repeat(() => execute("not-a-uuid"), 500), 32);
+    const floor = await runLoad(repeat(() => execute("not-a-uuid"), 6000), 32);
+    const ours = await runLoad(repeat(() => execute(oneBlock), 6000), 32);
+    console.log(`  ${verdict(null)} floor: the api function answering without the database, 32 in flight: ${describeLoad(floor)}`);
+    console.log(`  ${verdict(ours.perSecond >= 500)} one-block workflow, key check + rate limit + record, 32 in flight (goal ≥ 500/s): ${describeLoad(ours)}`);
+    console.log(`    ratio to the floor: ${(ours.perSecond / floor.perSecond).toFixed(2)}`);
+
+    const sequential = (id: string, count: number) => runLoad(repeat(() => execute(id), count), 1);
+    await sequential(noops, 20);
+    const noopChain = await sequential(noops, 300);
+    console.log(`  ${verdict(noopChain.p50 <= 40)} 40-block chain of no-op blocks, end to end, 1 in flight (goal p50 ≤ 40 ms): ${describeLoad(noopChain)}`);
+    await sequential(functions, 10);
+    const functionChain = await sequential(functions, 100);
+    console.log(`  ${verdict(null)} 40-block chain of Function blocks (a sandbox each), end to end, 1 in flight: ${describeLoad(functionChain)}`);
+
+    const streamBody = JSON.stringify({ stream: true, selectedOutputs: ["say.result"] });
+    for (let index = 0; index < 20; index++) await firstFrame(`${url}/api/workflows/${streamed}/execute`, streamBody);
+    const frames: number[] = [];
+    for (let index = 0; index < 300; index++) frames.push((await firstFrame(`${url}/api/workflows/${streamed}/execute`, streamBody)).first);
+    console.log(`  ${verdict(percentile(frames, 0.95) <= 50)} first SSE frame of a streamed one-block run (goal p95 ≤ 50 ms): p50 ${percentile(frames, 0.5).toFixed(1)} ms, p95 ${percentile(frames, 0.95).toFixed(1)} ms`);
+
+    const queuedToCompleted: number[] = [];
+    for (let index = 0; index < 40; index++) {
+      const response = await fetch(`${url}/api/workflows/${oneBlock}/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "X-Execution-Mode": "async", "Content-Type": "application/json" }, body: "{}" });
+      const { executionId } = (await response.json()) as { executionId: string };
+      for (;;) {
+        const [run] = await sql<{ status: string; ms: number }[]>`select status::text, extract(epoch from ended_at - created_at) * 1000 as ms from public.workflow_executions where id = ${executionId}`;
+        if (run.status === "completed") {
+          queuedToCompleted.push(Number(run.ms));
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+    console.log(`  ${verdict(null)} async, admitted (202) → completed by the worker, one at a time: p50 ${percentile(queuedToCompleted, 0.5).toFixed(0)} ms, p95 ${percentile(queuedToCompleted, 0.95).toFixed(0)} ms (the local poller looks every 200 ms–1 s)`);
+  } finally {
+    await sql.end();
+  }
+}

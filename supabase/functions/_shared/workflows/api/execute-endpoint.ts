@@ -1,0 +1,203 @@
+/**
+ * `POST /api/workflows/{id}/execute`: runs the workflow's active deployment for an API key.
+ *
+ *   parse (413, 400) → admit (401, 404, 403, Idempotency-Key replay or 409, 402, 429) →
+ *   check what needs the deployed workflow (selectedOutputs 400, typed input 400, files 413) →
+ *   execute → finish → answer
+ *
+ * A request is answered in one of three modes: synchronously (the run's answer, or what its
+ * Response block set), as Server-Sent Events (`"stream": true`, execute-stream.ts), or queued
+ * (`X-Execution-Mode: async`: 202 and a job link; the workflow-worker function runs it). Refusals
+ * before admission record nothing and spend nothing; once admitted, a run is always finished,
+ * refused input included, so no record is left `running`. docs/workflows-api.md has the contract.
+ */
+import type { Context } from "hono";
+import { readJson, readParams, validate } from "../../http/body.ts";
+import { HttpError } from "../../http/errors.ts";
+import { requestLogger } from "../../http/logger.ts";
+import { isUuid } from "../../http/uuid.ts";
+import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
+import type { TriggerRequest } from "../engine/context.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { executeWorkflow } from "../engine/execute.ts";
+import { FileTooLargeError } from "../engine/files.ts";
+import { ValidationError } from "../state/issues.ts";
+import type { AdmitAnswer, AdmittedSync, Replay, StoredResponse } from "../runs/lifecycle-answers.ts";
+import { endingOf, finishRun, prepareRun, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
+import { checkTriggerInput } from "../runs/trigger-input.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
+import { refusalError } from "./refusals.ts";
+import { executeAnswer, toHttpResponse } from "./run-response.ts";
+import type { RunServices } from "./run-services.ts";
+import { executeControlSchema, MAX_EXECUTE_BODY_BYTES, type ExecuteControls } from "./schemas.ts";
+import { resolveSelectedOutputs, selectedOutput, type SelectedOutput } from "./selected-outputs.ts";
+import { streamRun } from "./execute-stream.ts";
+
+/** What the request asked for, read before admission. */
+interface ExecuteRequest {
+  workflowId: string;
+  mode: "sync" | "async";
+  apiKey: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  timeoutMs: number;
+  controls: ExecuteControls;
+  /** The body without its control fields: the trigger's input. */
+  input: unknown;
+}
+
+/** The job link of an async run, as Sim's clients read it (`taskId` is the execution id). */
+export function queuedBody(executionId: string, createdAt: string, status = "queued") {
+  return { success: true, taskId: executionId, executionId, status, createdAt, links: { status: `/api/jobs/${executionId}` } };
+}
+
+/** A 400 for a request header whose value is not one the endpoint takes. */
+function badHeader(name: string, message: string): HttpError {
+  return new HttpError(400, "INVALID_HEADER", `${name}: ${message}`, { header: name });
+}
+
+/** SHA-256 of the parsed body (so whitespace and key spacing do not make a retry a new request). */
+async function requestHash(body: unknown, mode: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${mode}\n${JSON.stringify(body) ?? ""}`));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** Reads and checks everything that does not need the workflow (see the module comment). */
+async function readExecuteRequest(c: Context, services: RunServices): Promise<ExecuteRequest> {
+  const request = c.req.raw;
+  const { id } = readParams(c.req.param() as Record<string, string>, errors);
+  if (!isUuid(id)) throw new HttpError(404, "NOT_FOUND", `Workflow ${id} not found`);
+
+  const modeHeader = request.headers.get("x-execution-mode")?.trim().toLowerCase();
+  if (modeHeader && modeHeader !== "sync" && modeHeader !== "async") throw badHeader("X-Execution-Mode", "use async, or leave the header out");
+  const mode = modeHeader === "async" ? "async" : "sync";
+  const idempotencyKey = request.headers.get("idempotency-key");
+  if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw new HttpError(400, "INVALID_IDEMPOTENCY_KEY", "Idempotency-Key must be 1 to 255 characters");
+  let timeoutMs = services.syncTimeoutMs;
+  const timeoutHeader = request.headers.get("x-execution-timeout-seconds");
+  if (timeoutHeader !== null) {
+    const seconds = Number(timeoutHeader);
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds * 1000 > services.syncTimeoutMs) {
+      throw badHeader("X-Execution-Timeout-Seconds", `a whole number of seconds from 1 to ${services.syncTimeoutMs / 1000}`);
+    }
+    timeoutMs = seconds * 1000;
+  }
+
+  const empty = request.body === null || request.headers.get("content-length") === "0";
+  const body = empty ? {} : await readJson(request, { errors, maxBytes: MAX_EXECUTE_BODY_BYTES, contentType: null });
+  let controls: ExecuteControls = {};
+  let input = body;
+  if (body !== null && typeof body === "object" && !Array.isArray(body) && ("stream" in body || "selectedOutputs" in body)) {
+    const { stream, selectedOutputs, ...rest } = body as Record<string, unknown>;
+    controls = validate(executeControlSchema, { stream, selectedOutputs }, "body", errors);
+    input = rest;
+  }
+  if (mode === "async" && (controls.stream || controls.selectedOutputs)) {
+    throw new HttpError(400, "INVALID_BODY", "stream and selectedOutputs apply to runs answered within the request, not to X-Execution-Mode: async");
+  }
+  return {
+    workflowId: id,
+    mode,
+    apiKey: request.headers.get("x-api-key"),
+    idempotencyKey,
+    requestHash: idempotencyKey === null ? null : await requestHash(body, mode),
+    timeoutMs,
+    controls,
+    input,
+  };
+}
+
+/** The answer to a repeated Idempotency-Key: the first execution's answer, or its job link. */
+function replayResponse(replay: Replay): Response {
+  const headers = { "X-Execution-Id": replay.executionId, "Idempotent-Replayed": "true" };
+  if (replay.mode === "async") return Response.json(queuedBody(replay.executionId, replay.createdAt, replay.runStatus), { status: 202, headers });
+  if (replay.response) return toHttpResponse(replay.response, headers);
+  const body = replay.runStatus === "completed"
+    ? { success: true, executionId: replay.executionId, output: replay.output ?? null }
+    : { success: false, executionId: replay.executionId, error: replay.error?.message ?? "the run failed", code: replay.status === 408 ? "EXECUTION_TIMEOUT" : "EXECUTION_FAILED", errorCode: replay.error?.code ?? null, failedBlock: replay.error?.failedBlock ?? null };
+  return Response.json(body, { status: replay.status, headers });
+}
+
+/** A run refused after admission: recorded as failed with the answer, which is returned. */
+async function refuseAdmitted(services: RunServices, run: AdmittedSync, status: number, code: string, message: string, extra: Record<string, unknown> = {}): Promise<Response> {
+  const answer: StoredResponse = { status, headers: {}, body: { error: message, code, executionId: run.executionId, ...extra } };
+  await finishRun(services.call, run.executionId, refusedEnding(code, message, answer));
+  return toHttpResponse(answer, { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId });
+}
+
+/** What an admitted run needs checked against its deployed workflow, or the refusal's answer. */
+async function checkAdmitted(services: RunServices, run: AdmittedSync, prepared: PreparedRun, request: ExecuteRequest, trigger: TriggerRequest): Promise<SelectedOutput[] | null | Response> {
+  let selected: SelectedOutput[] | null = null;
+  if (request.controls.selectedOutputs) {
+    const resolved = resolveSelectedOutputs(prepared.compiled, request.controls.selectedOutputs);
+    if (!resolved.ok) return await refuseAdmitted(services, run, 400, "UNKNOWN_SELECTED_OUTPUT", `selectedOutputs entry "${resolved.entry}" is unknown: ${resolved.reason}`, { entry: resolved.entry });
+    selected = resolved.selected;
+  }
+  try {
+    await checkTriggerInput(prepared.compiled, trigger);
+  } catch (error) {
+    if (error instanceof FileTooLargeError) return await refuseAdmitted(services, run, 413, "FILE_TOO_LARGE", error.message);
+    if (error instanceof WorkflowError) return await refuseAdmitted(services, run, 400, "INVALID_INPUT", error.message);
+    throw error;
+  }
+  return selected;
+}
+
+/** Runs an admitted sync run and answers with its result (or streams it). */
+async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync, request: ExecuteRequest, assumedWorkspaceId: string | undefined): Promise<Response> {
+  let prepared: PreparedRun;
+  try {
+    prepared = await prepareRun(services.call, services.cache, run, assumedWorkspaceId);
+  } catch (error) {
+    if (error instanceof ValidationError) return await refuseAdmitted(services, run, 400, "INVALID_WORKFLOW", error.message, { issues: error.issues });
+    throw error;
+  }
+  const trigger: TriggerRequest = { kind: "api", input: request.input };
+  const selected = await checkAdmitted(services, run, prepared, request, trigger);
+  if (selected instanceof Response) return selected;
+  const headers = { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId };
+  const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
+  if (request.controls.stream) {
+    return streamRun({ services, run, prepared, trigger, selected, files, timeoutMs: request.timeoutMs, request: c.req.raw, headers });
+  }
+  const result = await executeWorkflow({
+    workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, timeoutMs: request.timeoutMs,
+    signal: c.req.raw.signal, services: { files },
+  });
+  const answer = executeAnswer(result, selected ? selectedOutput(selected, result.traceSpans) : result.output);
+  await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer });
+  return toHttpResponse(answer, headers);
+}
+
+/** Serves one execute request (see the module comment). */
+export async function handleExecute(c: Context, services: RunServices): Promise<Response> {
+  const request = await readExecuteRequest(c, services);
+  const hints = services.cache.admitHints(request.workflowId);
+  const answer = (await services.call("admit_workflow_run", {
+    p_workflow_id: request.workflowId,
+    p_trigger: "api",
+    p_mode: request.mode,
+    p_api_key: request.apiKey,
+    p_input: request.mode === "async" ? request.input : null,
+    p_idempotency_key: request.idempotencyKey,
+    p_request_hash: request.requestHash,
+    p_cached_deployment_ids: hints.p_cached_deployment_ids ?? null,
+    p_environment_version: hints.p_environment_version ?? null,
+    // The lease outlives the run's own limit, so only a run whose function died is swept.
+    p_lease_seconds: Math.ceil(request.timeoutMs / 1000) + 60,
+  })) as AdmitAnswer;
+
+  if (answer.outcome === "refused") throw refusalError(answer);
+  if (answer.outcome === "replay") return replayResponse(answer);
+  if (answer.status === 202) {
+    return Response.json(queuedBody(answer.executionId, answer.createdAt), { status: 202, headers: { ...rateLimitHeaders(answer.rateLimit), "X-Execution-Id": answer.executionId } });
+  }
+  try {
+    return await runAdmitted(c, services, answer, request, hints.workspaceId);
+  } catch (error) {
+    // Whatever broke after admission, the record must not stay `running`.
+    requestLogger(workflowLog, c.req.raw).error("run_failed_unexpectedly", { executionId: answer.executionId, error });
+    await finishRun(services.call, answer.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The execute endpoint's `"stream": true` answer: Server-Sent Events exactly as the spec and
+ * decisions item 5 put them.
+ *
+ *   data: {"blockId": "...", "chunk": "..."}        text a block streams (emitChunk), by its producer;
+ *                                                    with selectedOutputs, only the selected blocks',
+ *                                                    and a selected block that does not stream sends
+ *                                                    its selected value as one chunk when it finishes
+ *   data: {"event": "done", "success", "output", "metadata": {"duration"}}   the run ended (a failed
+ *                                                    block: success false, with error and failedBlock)
+ *   data: {"event": "error", "error": "..."}         the run could not end normally (its time limit, an
+ *                                                    internal error), instead of done
+ *   data: [DONE]
+ *
+ * A client that disconnects cancels the run, which is then recorded as cancelled.
+ */
+import { createSse } from "../../http/sse.ts";
+import { requestLogger } from "../../http/logger.ts";
+import { workflowLog } from "../../http/workflow-errors.ts";
+import type { TraceSpan, TriggerRequest } from "../engine/context.ts";
+import { executeWorkflow } from "../engine/execute.ts";
+import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
+import { endingOf, finishRun, type PreparedRun } from "../runs/run-lifecycle.ts";
+import type { RecordingFileStore } from "../runs/storage-files.ts";
+import { executeAnswer } from "./run-response.ts";
+import type { RunServices } from "./run-services.ts";
+import { chunkText, selectedOutput, selectedValue, type SelectedOutput } from "./selected-outputs.ts";
+
+/** What a streamed run needs. */
+export interface StreamedRun {
+  services: RunServices;
+  run: AdmittedSync;
+  prepared: PreparedRun;
+  trigger: TriggerRequest;
+  selected: SelectedOutput[] | null;
+  files: RecordingFileStore;
+  timeoutMs: number;
+  request: Request;
+  headers: Record<string, string>;
+}
+
+/** Starts the run and answers with its event stream (see the module comment). */
+export function streamRun(options: StreamedRun): Response {
+  const { services, run, prepared, trigger, selected, files } = options;
+  const { response, writer } = createSse({ signal: options.request.signal, headers: options.headers });
+  const selectedBlocks = new Set(selected?.map((selection) => selection.blockId));
+  const streamedBlocks = new Set<string>();
+
+  const onChunk = (blockId: string, chunk: string) => {
+    if (selected && !selectedBlocks.has(blockId)) return;
+    streamedBlocks.add(blockId);
+    writer.send({ blockId, chunk });
+  };
+  const onBlockComplete = (span: TraceSpan) => {
+    if (!selected || span.status !== "success" || streamedBlocks.has(span.blockId)) return;
+    for (const selection of selected) {
+      if (selection.blockId !== span.blockId) continue;
+      const value = selectedValue(selection, span.output);
+      if (value !== undefined) writer.send({ blockId: span.blockId, chunk: chunkText(value) });
+    }
+  };
+
+  const work = async () => {
+    try {
+      const result = await executeWorkflow({
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, timeoutMs: options.timeoutMs,
+        signal: writer.signal, services: { files }, onChunk, onBlockComplete,
+      });
+      const output = selected ? selectedOutput(selected, result.traceSpans) : result.output;
+      await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: executeAnswer(result, output) });
+      if (result.status === "timeout") {
+        writer.send({ event: "error", error: result.error?.message ?? "the run ran past its time limit" });
+      } else if (result.status !== "cancelled") {
+        const failure = result.success ? {} : { error: result.error?.message ?? "the run failed", errorCode: result.error?.code ?? null, failedBlock: result.error?.block ?? null };
+        writer.send({ event: "done", success: result.success, output: output ?? null, metadata: { duration: result.metadata.durationMs }, ...failure });
+      }
+    } catch (error) {
+      requestLogger(workflowLog, options.request).error("stream_failed", { executionId: run.executionId, error });
+      await finishRun(services.call, run.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
+      writer.send({ event: "error", error: "The run stopped on an internal error" });
+    } finally {
+      writer.sendRaw("[DONE]");
+      writer.close();
+    }
+  };
+  void work();
+  return response;
+}

@@ -1,0 +1,105 @@
+/**
+ * The JSON the lifecycle functions answer (docs/workflow-runs.md), as TypeScript types. The SQL is
+ * ours and its answers are built by jsonb_build_object, so they are read as typed, not re-validated
+ * on every request (that costs the hot path more than the call itself).
+ */
+
+/** A bucket's state, for the X-RateLimit-* headers. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** ISO time when the bucket is full again. */
+  resetAt: string;
+  isLimited: boolean;
+  /** Seconds until the next token (0 when one is there). */
+  retryAfter: number;
+}
+
+/** The billing account's usage in its open period. */
+export interface UsageState {
+  currentPeriodCost: number;
+  limit: number;
+  plan: string;
+  isExceeded: boolean;
+  periodEnd: string;
+}
+
+/** What a run executes and with which environment, as admit and claim return it. */
+export interface RunPayload {
+  executionId: string;
+  runStatus: "queued" | "running";
+  trigger: "manual" | "api" | "webhook" | "schedule" | "chat";
+  mode: "sync" | "async";
+  attempt: number;
+  leaseExpiresAt: string | null;
+  /** An async run's input (kept in its record); null for sync runs. */
+  input: unknown;
+  workflow: { id: string; name: string; workspaceId: string };
+  /** The deployment it runs; `state` is left out when the caller said it caches it. */
+  deployment: { id: string; version: number; state?: unknown } | null;
+  /** A manual run's draft snapshot. */
+  snapshot: { id: string; state: unknown } | null;
+  /** `variables` is left out when the caller holds `version`. */
+  environment: { version: number; variables?: Record<string, string> };
+}
+
+/** A refusal: the HTTP status and `{error, code}`, with what the headers need. */
+export interface Refusal {
+  status: number;
+  outcome: "refused";
+  code: string;
+  error: string;
+  retryAfter?: number;
+  rateLimit?: RateLimitState | null;
+  usage?: UsageState;
+  executionId?: string;
+}
+
+/** A repeated Idempotency-Key, answered from the first execution. */
+export interface Replay {
+  status: number;
+  outcome: "replay";
+  executionId: string;
+  runStatus: string;
+  mode: "sync" | "async";
+  response: StoredResponse | null;
+  output: unknown;
+  error: { message: string; code: string | null; failedBlock: unknown } | null;
+  createdAt: string;
+}
+
+/** What an endpoint answered, kept with the run for replays. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A sync run admitted: recorded as running, with everything it needs. */
+export type AdmittedSync = RunPayload & { status: 200; outcome: "admitted"; createdAt: string; rateLimit: RateLimitState | null; usage: UsageState };
+
+/** An async run admitted: recorded as queued and sent to the queue. */
+export interface AdmittedAsync {
+  status: 202;
+  outcome: "admitted";
+  executionId: string;
+  runStatus: "queued";
+  createdAt: string;
+  workflow: { id: string; name: string; workspaceId: string };
+  rateLimit: RateLimitState | null;
+  usage: UsageState;
+}
+
+/** Every answer of admit_workflow_run. */
+export type AdmitAnswer = AdmittedSync | AdmittedAsync | Replay | Refusal;
+
+/** The answer of the read functions (job status, usage limits, deployment status). */
+export type ReadAnswer = { status: 200; outcome?: undefined; body: unknown } | Refusal;
+
+/** What heartbeat_workflow_run answers. */
+export interface Heartbeat {
+  alive: boolean;
+  runStatus: string;
+  attempt: number;
+  cancelRequested: boolean;
+}

@@ -1,0 +1,43 @@
+/**
+ * How the workflow runtime calls its SQL lifecycle (admit, finish, claim, heartbeat, the reads):
+ * straight over the function instance's own Postgres pool, as the service role, one round trip a
+ * call (db/direct-rpc.ts). No supabase-js and no PostgREST hop on the hot path: at hundreds of runs
+ * a second those hops cost more CPU than the run itself. A call that loses its connection (the
+ * database restarting, an administrator terminating backends) becomes a 503 with Retry-After
+ * instead of the 500 of an unexpected error: the client can simply try again.
+ */
+import { callAsService, openServiceDatabase, type DirectDatabase } from "../../db/direct-rpc.ts";
+import { requireEnv } from "../../db/env.ts";
+import { HttpError } from "../../http/errors.ts";
+
+/** Calls `public.<fn>` with named arguments and returns its JSON answer. */
+export type ServiceCall = (fn: string, args: Record<string, unknown>) => Promise<unknown>;
+
+/** Connections per function instance: a run holds one only while admit or finish runs. */
+const POOL_SIZE = 6;
+
+let database: DirectDatabase | undefined;
+
+/** The instance's service-role pool on SUPABASE_DB_URL, opened on first use. */
+function serviceDatabase(): DirectDatabase {
+  database ??= openServiceDatabase(requireEnv("SUPABASE_DB_URL"), POOL_SIZE);
+  return database;
+}
+
+/** postgres.js's codes for a lost connection, and Postgres's for a terminated or starting backend. */
+const CONNECTION_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT", "ECONNREFUSED", "ECONNRESET", "EPIPE", "57P01", "57P02", "57P03"]);
+
+/** Whether `error` means the call lost (or never had) its connection, rather than a fault of the call. */
+export function isConnectionError(error: unknown): boolean {
+  return CONNECTION_CODES.has(String((error as { code?: unknown })?.code));
+}
+
+/** The default ServiceCall: the instance's pool. */
+export const callService: ServiceCall = async (fn, args) => {
+  try {
+    return await callAsService(serviceDatabase(), fn, args);
+  } catch (error) {
+    if (!isConnectionError(error)) throw error;
+    throw new HttpError(503, "DATABASE_UNAVAILABLE", "The database connection was lost; try again", undefined, { "Retry-After": "1" });
+  }
+};

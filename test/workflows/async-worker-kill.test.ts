@@ -1,0 +1,151 @@
+/**
+ * Faults that must not disturb the shared test stack, on a supervised stack of its own in slot 40+N
+ * (ports 59xxx), which no other suite uses:
+ *
+ * - an async run whose worker is killed mid-run (the functions host, SIGKILL) comes back to the
+ *   queue when its lease ends and is run again under the same execution id: completed, recorded
+ *   once, charged once;
+ * - the `api` function keeps serving while its database connections are terminated under it
+ *   (pg_terminate_backend): requests caught by the loss answer 503 DATABASE_UNAVAILABLE with
+ *   Retry-After, or succeed, and none gets the functions host's WORKER_ERROR, which is what a
+ *   worker killed by postgres.js 3.4.9's uncaught `nextWrite` TypeError (porsager/postgres #1154,
+ *   #1208), or by the rejections it leaves unhandled, would give.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { createClient } from "@supabase/supabase-js";
+import postgres from "postgres";
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
+import { readState, resetStack } from "../../platform/stack.ts";
+import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
+
+const config = loadConfig("test", 40 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
+const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
+/** Short leases, so the test waits seconds, not the production two minutes, for a dead worker's run. */
+const LEASE_SECONDS = 4;
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function functionsHost() {
+  const found = readState(config)?.services.find((service) => service.name === "functions");
+  if (!found) throw new Error("the functions host is not in the stack's state");
+  return found;
+}
+
+describe("a worker killed mid-run", () => {
+  let supervisor: ChildProcess;
+  let output = "";
+  let workflowId: string;
+  const sql = postgres(config.dbUrl, { max: 1, onnotice: () => {} });
+
+  beforeAll(async () => {
+    supervisor = spawn(
+      process.execPath,
+      ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "test", "helpers", "supervised-stack.ts"), String(config.slot)],
+      { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    await until("the supervised stack to start", () => {
+      if (supervisor.exitCode !== null) throw new Error(`the supervised stack exited while starting:\n${output}`);
+      return output.includes("READY");
+    }, 150_000);
+
+    await sql`update platform.queue_workers set visibility_timeout = ${LEASE_SECONDS} where queue_name = 'workflow_runs'`;
+    const builder = createClient(config.apiUrl, config.anonKey, { auth: { persistSession: false }, realtime: { transport: WebSocket as unknown as typeof globalThis.WebSocket } });
+    const signIn = await builder.auth.signInWithPassword({ email: "builder@workflows.orbita.test", password: "Orbita#2026" });
+    if (signIn.error) throw signIn.error;
+    const [{ id: workspaceId }] = await sql<{ id: string }[]>`select workspace_id as id from public.workflows where id = 'f5000000-0000-4000-8000-000000000003'`;
+    const state = new WorkflowBuilder()
+      .block("api", "api_trigger", {}, { name: "API" })
+      .block("pause", "wait", { amount: 6, unit: "seconds" }, { name: "Pause" })
+      .block("done", "function", { code: "return 'finished';" }, { name: "Done" })
+      .chain("api", "pause", "done").build();
+    const created = await builder.from("workflows").insert({ workspace_id: workspaceId, name: "Slow", state }).select("id").single<{ id: string }>();
+    if (created.error) throw created.error;
+    workflowId = created.data.id;
+    const deployed = await builder.rpc("deploy_workflow", { p_workflow_id: workflowId });
+    if (deployed.error) throw deployed.error;
+    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute)
+      select billing_account_id, 100000, 100000 from public.workspaces where id = ${workspaceId}`;
+  }, 180_000);
+
+  afterAll(async () => {
+    await sql.end();
+    if (supervisor && supervisor.exitCode === null) {
+      supervisor.kill("SIGTERM");
+      await until("the supervised stack to stop", () => supervisor.exitCode !== null, 30_000).catch(() => {});
+    }
+    await resetStack(config);
+  }, 60_000);
+
+  it("runs again under the same execution id, recorded and charged once", async () => {
+    const queued = await fetch(`${config.apiUrl}/api/workflows/${workflowId}/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "X-Execution-Mode": "async", "content-type": "application/json" }, body: "{}" });
+    expect(queued.status).toBe(202);
+    const { executionId } = (await queued.json()) as { executionId: string };
+
+    await until("the first attempt to be running", async () => {
+      const [run] = await sql<{ status: string; attempt: number }[]>`select status::text, attempt from public.workflow_executions where id = ${executionId}`;
+      return run.status === "running" && run.attempt === 1;
+    });
+    const host = functionsHost();
+    process.kill(host.pid as number, "SIGKILL");
+    await until("the functions host to be restarted", () => functionsHost().pid !== host.pid && functionsHost().state === "running");
+
+    await until("the run to end", async () => {
+      const [run] = await sql<{ status: string }[]>`select status::text from public.workflow_executions where id = ${executionId}`;
+      return run.status !== "running" && run.status !== "queued";
+    }, 90_000);
+    const runs = await sql<{ status: string; attempt: number; output: unknown; level: string }[]>`
+      select status::text, attempt, output, level::text from public.workflow_executions where id = ${executionId}`;
+    expect(runs).toEqual([{ status: "completed", attempt: 2, level: "info", output: { result: "finished", stdout: "" } }]);
+    const [{ charges }] = await sql<{ charges: number }[]>`select count(*)::int as charges from public.usage_ledger where execution_id = ${executionId}`;
+    expect(charges).toBe(1);
+    const job = await fetch(`${config.apiUrl}/api/jobs/${executionId}`, { headers: { "X-API-Key": DEMO_KEY } });
+    expect(await job.json()).toMatchObject({ status: "completed", metadata: { attempt: 2 } });
+  }, 120_000);
+
+  it("leaves the api worker serving while its database connections are terminated", async () => {
+    const execute = () => fetch(`${config.apiUrl}/api/workflows/f5000000-0000-4000-8000-000000000003/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "content-type": "application/json" }, body: '{"name": "Ana"}' });
+    await until("a first run", async () => (await execute()).status === 200);
+    let stop = false;
+    let terminated = 0;
+    const killer = (async () => {
+      while (!stop) {
+        const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where application_name = 'orbita-edge-function' and pid <> pg_backend_pid()`;
+        for (const { pid } of rows) await sql`select pg_terminate_backend(${pid})`;
+        terminated += rows.length;
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+    })();
+    const problems: string[] = [];
+    let succeeded = 0;
+    const sender = async () => {
+      for (let index = 0; index < 40; index++) {
+        const response = await execute();
+        const text = await response.text();
+        if (response.status === 200) succeeded += 1;
+        else if (!(response.status === 503 && JSON.parse(text).code === "DATABASE_UNAVAILABLE" && response.headers.get("retry-after") === "1")) problems.push(`${response.status} ${text.slice(0, 200)}`);
+      }
+    };
+    await Promise.all([sender(), sender(), sender(), sender()]);
+    stop = true;
+    await killer;
+    expect(terminated).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    expect(succeeded).toBeGreaterThan(0);
+    await until("a run after the terminations", async () => (await execute()).status === 200, 10_000);
+    // A run whose finish lost its connection on every try is the sweeper's: nothing stays running.
+    await sql`select workflows_private.sweep_workflow_runs(now() + interval '1 hour')`;
+    const [{ running }] = await sql<{ running: number }[]>`select count(*)::int as running from public.workflow_executions where status = 'running'`;
+    expect(running).toBe(0);
+  }, 60_000);
+});
