@@ -37,6 +37,10 @@ comment on column workflows_private.execution_models.workspace_id is 'The run''s
 comment on column workflows_private.execution_models.started_at is 'The run''s start, copied: the logs keyset.';
 create index execution_models_keyset_idx on workflows_private.execution_models (workspace_id, model, started_at desc, execution_id desc);
 
+-- One workflow's failed runs in keyset order: through the workflow's own index, a page of its
+-- errors (with a rare duration or cost on top) walks every run of the workflow to find them.
+create index workflow_executions_workflow_errors_idx on public.workflow_executions (workflow_id, started_at desc, id desc) where level = 'error';
+
 /** Trigger: a run that ended with model usage lists its models in execution_models. */
 create function workflows_private.record_execution_models()
 returns trigger
