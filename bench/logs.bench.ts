@@ -4,7 +4,7 @@
  * workflow_logs) for each filter of GET /api/v1/logs, goal p95 ≤ 20 ms; beside it the same page
  * from workflow_logs() called straight over SQL, and the bare keyset query that reads the page
  * (no key, no rate limit, no JSON) as the floor. Expects the stack's coordinates in SUPABASE_URL,
- * SUPABASE_SERVICE_ROLE_KEY and SUPABASE_DB_URL.
+ * SUPABASE_SERVICE_ROLE_KEY and SUPABASE_DB_URL. Figures, with their baselines: docs/webhooks.md, "Benchmarks".
  */
 import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";

@@ -8,7 +8,7 @@
  * - latency: runs ending at a steady 40 a second; from each run's end to its event's arrival
  *   (goal p95 ≤ 1 s);
  * - what delivery costs the run: finish_workflow_run with 0, 1 and 5 subscriptions.
- * Expects the stack's database in SUPABASE_DB_URL.
+ * Expects the stack's database in SUPABASE_DB_URL. Figures: docs/webhooks.md, "Benchmarks".
  */
 import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
