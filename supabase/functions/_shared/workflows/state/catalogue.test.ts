@@ -24,6 +24,7 @@ describe("the block catalogue", () => {
       response: "core",
       loop: "container",
       parallel: "container",
+      chat_trigger: "trigger",
     });
     expect(isBlockType("function")).toBe(true);
     expect(isBlockType("toString")).toBe(false);

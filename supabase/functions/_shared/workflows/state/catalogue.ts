@@ -10,6 +10,7 @@
 import { apiTriggerBlock } from "../blocks/api-trigger/index.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import type { BlockDefinition } from "../blocks/block-definition.ts";
+import { chatTriggerBlock } from "../blocks/chat-trigger/index.ts";
 import { conditionBlock } from "../blocks/condition/index.ts";
 import { functionBlock } from "../blocks/function/index.ts";
 import { genericWebhookBlock } from "../blocks/generic-webhook/index.ts";
@@ -36,6 +37,7 @@ export const BLOCK_DEFINITIONS = [
   responseBlock,
   loopBlock,
   parallelBlock,
+  chatTriggerBlock,
 ] as const;
 
 /** A block type name. */
