@@ -12,9 +12,9 @@ describe("the schedule trigger", () => {
   });
 
   it("reports the expression and time zone the ticker fired it with (a preset's expression)", () => {
-    const input = { scheduledFor: "2026-01-01T11:00:00.000Z", cronExpression: "0 8 * * *", timezone: "America/Sao_Paulo" };
+    const input = { scheduledFor: "2026-01-01T11:00:00+00:00", cronExpression: "0 8 * * *", timezone: "America/Sao_Paulo" };
     const run = testRun({ timezone: "America/Sao_Paulo" }, { trigger: { kind: "schedule", input } });
     const output = scheduleTriggerHandler.execute({ ...run, services: { ...run.services, clock } });
-    expect(output).toEqual({ ...input, firedAt: "2026-01-01T01:00:02.000Z" });
+    expect(output).toEqual({ ...input, scheduledFor: "2026-01-01T11:00:00.000Z", firedAt: "2026-01-01T01:00:02.000Z" });
   });
 });

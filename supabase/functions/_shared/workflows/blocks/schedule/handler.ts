@@ -19,8 +19,10 @@ export const scheduleTriggerHandler: BlockHandler<ScheduleInput> = {
     const firedAt = new Date(run.services.clock.now()).toISOString();
     const tick = asRecord(run.trigger?.input);
     const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+    // The ticker sends Postgres's spelling (2030-03-09T07:30:00+00:00); runs read one ISO form.
+    const slot = text(tick?.scheduledFor);
     return {
-      scheduledFor: text(tick?.scheduledFor) ?? firedAt,
+      scheduledFor: slot !== null && Number.isFinite(Date.parse(slot)) ? new Date(slot).toISOString() : slot ?? firedAt,
       firedAt,
       cronExpression: text(tick?.cronExpression) ?? text(run.input.cronExpression),
       timezone: text(tick?.timezone) ?? text(run.input.timezone) ?? "UTC",
