@@ -53,7 +53,14 @@ interface Route {
   translateKeys: boolean;
 }
 
-function route(pathname: string): Route | null {
+/** `<identifier>.chat.<domain>`: a chat deployment's subdomain form (locally `<identifier>.chat.localhost`). */
+const CHAT_SUBDOMAIN = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.chat\./;
+
+function route(pathname: string, hostname: string): Route | null {
+  // Chat deployments are the `chat` function's, at /chat/<identifier> or on their own subdomain.
+  const chat = CHAT_SUBDOMAIN.exec(hostname);
+  if (chat) return { upstream: "functions", path: `/chat/${chat[1]}${pathname === "/" ? "" : pathname}`, translateKeys: false };
+  if (pathname === "/chat" || pathname.startsWith("/chat/")) return { upstream: "functions", path: pathname, translateKeys: false };
   const prefixes: [string, Upstream][] = [["/rest/v1", "rest"], ["/auth/v1", "auth"], ["/storage/v1", "storage"], ["/functions/v1", "functions"]];
   for (const [prefix, upstream] of prefixes) {
     if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
@@ -129,7 +136,7 @@ export function createGateway(
     const requestId = request.headers.get("x-request-id") ?? randomUUID();
     const tags = { ...CORS_HEADERS, "sb-request-id": requestId, "x-request-id": requestId };
     const url = new URL(request.url);
-    const target = route(url.pathname);
+    const target = route(url.pathname, url.hostname);
     if (!target) {
       return withHeaders(Response.json({ message: "no Route matched with those values" }, { status: 404 }), tags);
     }
