@@ -1,7 +1,8 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual, verify as verifySignature, type KeyObject } from "node:crypto";
 
-// Verification of the stack's HS256 tokens, shared by the auth service (which answers with these
-// reasons) and the gateway (which only needs to know who is calling).
+// Verification of the stack's tokens, shared by the auth service (which answers with these
+// reasons) and the gateway (which only needs to know who is calling): HS256 with the project's
+// JWT secret, and ES256/RS256 with the public signing keys named by `kid`, as GoTrue checks them.
 
 /** Claims of any verified bearer token; API-key JWTs carry only some of them. */
 export type VerifiedClaims = Record<string, unknown> & {
@@ -10,6 +11,26 @@ export type VerifiedClaims = Record<string, unknown> & {
   session_id?: unknown;
   aud?: unknown;
 };
+
+/** Asymmetric algorithms the stack signs and verifies with (`supabase gen signing-key` makes both). */
+export type AsymmetricAlgorithm = "ES256" | "RS256";
+
+/** A public key that verifies tokens whose header names its `kid`. */
+export interface PublicVerificationKey {
+  alg: AsymmetricAlgorithm;
+  key: KeyObject;
+}
+
+/** What tokens are checked against: the legacy secret and the published signing keys by kid. */
+export interface VerificationKeys {
+  secret: string;
+  byKid: ReadonlyMap<string, PublicVerificationKey>;
+}
+
+/** Keys of a stack that signs with the secret alone. */
+export function secretOnly(secret: string): VerificationKeys {
+  return { secret, byKid: new Map() };
+}
 
 /** Why a token failed verification, worded as golang-jwt words it (GoTrue appends this text). */
 export class JwtVerificationError extends Error {}
@@ -30,20 +51,34 @@ function numericClaim(claims: Record<string, unknown>, name: string): number | u
   return value;
 }
 
+/** Checks the signature of `header.payload` with the key GoTrue's keyfunc would pick. */
+function signatureValid(header: Record<string, unknown>, signingInput: string, signature: Buffer, keys: VerificationKeys): boolean {
+  const alg = header.alg;
+  const kid = typeof header.kid === "string" ? header.kid : undefined;
+  const published = kid === undefined ? undefined : keys.byKid.get(kid);
+  if (published) {
+    if (alg !== published.alg) throw new JwtVerificationError(`token signature is invalid: signing method ${String(alg)} is invalid`);
+    const options = published.alg === "ES256" ? { key: published.key, dsaEncoding: "ieee-p1363" as const } : published.key;
+    return verifySignature("sha256", Buffer.from(signingInput), options, signature);
+  }
+  if (alg !== "HS256") {
+    throw new JwtVerificationError(`token is unverifiable: error while executing keyfunc: unrecognized JWT kid ${kid ?? "<nil>"} for algorithm ${String(alg)}`);
+  }
+  const expected = createHmac("sha256", keys.secret).update(signingInput).digest();
+  return signature.length === expected.length && timingSafeEqual(signature, expected);
+}
+
 /**
- * Verifies an HS256 token with the project secret and its time claims (exp, nbf, iat), the checks
- * GoTrue's parser makes. Asymmetric tokens are refused: this stack signs only with the secret.
+ * Verifies a token and its time claims (exp, nbf, iat), the checks GoTrue's parser makes: a `kid`
+ * the stack publishes selects that key; otherwise only HS256 with the project secret is accepted.
  */
-export function verifyJwt(token: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): VerifiedClaims {
+export function verifyJwt(token: string, keys: VerificationKeys, nowSeconds = Math.floor(Date.now() / 1000)): VerifiedClaims {
   const parts = token.split(".");
   if (parts.length !== 3) throw new JwtVerificationError("token is malformed: token contains an invalid number of segments");
   const header = decodeSegment(parts[0]);
-  if (header === null || typeof header !== "object") throw new JwtVerificationError("token is malformed: could not JSON decode header");
-  const alg = (header as Record<string, unknown>).alg;
-  if (alg !== "HS256") throw new JwtVerificationError(`token is unverifiable: error while executing keyfunc: missing kid`);
-  const expected = createHmac("sha256", secret).update(`${parts[0]}.${parts[1]}`).digest();
-  const given = Buffer.from(parts[2], "base64url");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (header === null || typeof header !== "object" || Array.isArray(header)) throw new JwtVerificationError("token is malformed: could not JSON decode header");
+  if (!/^[A-Za-z0-9_-]*$/.test(parts[2])) throw new JwtVerificationError("token is malformed: could not base64 decode signature");
+  if (!signatureValid(header as Record<string, unknown>, `${parts[0]}.${parts[1]}`, Buffer.from(parts[2], "base64url"), keys)) {
     throw new JwtVerificationError("token signature is invalid: signature is invalid");
   }
   const claims = decodeSegment(parts[1]);

@@ -1,5 +1,6 @@
 import type { Db } from "./db.ts";
 import { badRequest } from "./errors.ts";
+import { clearAllOneTimeTokens } from "./one-time-tokens.ts";
 import { deleteAllSessions, deleteOtherSessions } from "./sessions-repository.ts";
 import { findUserById, insertIdentity, updateIdentityData, updateUser, type JsonObject, type UserRecord } from "./users-repository.ts";
 
@@ -60,6 +61,7 @@ export async function confirmEmail(db: Db, record: UserRecord): Promise<void> {
     email_confirmed_at: "now",
     raw_user_meta_data: mergeMetadata(record.user.raw_user_meta_data, { email_verified: true }),
   });
+  await clearAllOneTimeTokens(db, record.user.id);
 }
 
 /**
@@ -82,6 +84,7 @@ export async function storeNewPassword(db: Db, userId: string, hash: string | nu
     reauthentication_token: "",
     reauthentication_sent_at: null,
   });
+  await clearAllOneTimeTokens(db, userId);
   if (keepSessionId === null) {
     await deleteAllSessions(db, userId);
   } else {

@@ -3,8 +3,9 @@ import { loadConfig } from "../config.ts";
 import { createAuthService } from "./app.ts";
 import { readAuthSettings } from "./settings.ts";
 
-// These requests are all answered before the database is touched, so no stack is needed.
-const service = createAuthService(loadConfig("test"), { ...readAuthSettings(), enableSignup: false });
+// These requests are all answered before the database is touched, so no stack is needed. The
+// settings are the project's own config.toml (as `npm start` and the CLI read it), not the test stack's.
+const service = createAuthService(loadConfig("test"), { ...readAuthSettings("dev"), enableSignup: false });
 afterAll(() => service.close());
 
 const call = (path: string, init: RequestInit = {}) =>
@@ -32,9 +33,29 @@ describe("auth service", () => {
     expect(await anon.json()).toEqual({ code: "not_admin", message: "User not allowed" });
   });
 
-  it("answers health and settings, and 404 for unknown paths", async () => {
+  it("answers health and settings, and unknown paths or methods in GoTrue's JSON error shape", async () => {
     expect(await (await call("/health")).json()).toMatchObject({ name: "GoTrue" });
     expect(await (await call("/settings")).json()).toMatchObject({ disable_signup: true, mailer_autoconfirm: true });
-    expect((await call("/nothing-here")).status).toBe(404);
+    const unknown = await call("/nothing-here");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ code: "not_found", message: "No API route matches GET /nothing-here" });
+    const legacy = await service.fetch(new Request("http://auth/nothing-here"));
+    expect(await legacy.json()).toEqual({ code: 404, error_code: "not_found", msg: "No API route matches GET /nothing-here" });
+    const wrongMethod = await call("/signup");
+    expect(wrongMethod.status).toBe(405);
+    expect(await wrongMethod.json()).toEqual({ code: "method_not_allowed", message: "GET is not allowed on /signup" });
+  });
+
+  it("answers features that need an outside provider as GoTrue does when they are off", async () => {
+    const cases: [string, RequestInit, number, string][] = [
+      ["/authorize?provider=github", {}, 400, "validation_failed"],
+      ["/sso", { method: "POST", body: "{}" }, 404, "saml_provider_disabled"],
+      ["/passkeys/authentication/options", { method: "POST", body: "{}" }, 404, "passkey_disabled"],
+      ["/token?grant_type=web3", { method: "POST", body: "{}" }, 422, "web3_provider_disabled"],
+    ];
+    for (const [path, init, status, code] of cases) {
+      const response = await call(path, init);
+      expect([path, response.status, ((await response.json()) as { code: string }).code]).toEqual([path, status, code]);
+    }
   });
 });

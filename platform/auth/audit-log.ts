@@ -12,13 +12,23 @@ const LOG_TYPES = {
   user_deleted: "team",
   token_refreshed: "token",
   token_revoked: "token",
+  user_invited: "team",
+  user_recovery_requested: "user",
+  user_confirmation_requested: "user",
+  // GoTrue leaves this one out of its log-type map, so its entries carry an empty log_type.
+  user_reauthenticate_requested: "",
+  factor_in_progress: "factor",
+  factor_unenrolled: "factor",
+  challenge_created: "factor",
+  verification_attempted: "factor",
+  factor_deleted: "factor",
 } as const;
 
 /** An action written to auth.audit_log_entries. */
 export type AuditAction = keyof typeof LOG_TYPES;
 
 /** Who did it: a user, or an admin token (GoTrue records the role as the actor's name). */
-export type AuditActor = Pick<UserRow, "id" | "email" | "is_sso_user" | "raw_user_meta_data"> | { adminRole: string };
+export type AuditActor = Pick<UserRow, "id" | "email" | "phone" | "is_sso_user" | "raw_user_meta_data"> | { adminRole: string };
 
 /**
  * Appends an audit entry shaped like GoTrue's (`actor_id`, `actor_username`, `action`, `log_type`,
@@ -32,7 +42,9 @@ export async function recordAudit(db: Db, actor: AuditActor, action: AuditAction
   if (!("adminRole" in actor)) {
     const fullName = actor.raw_user_meta_data?.full_name;
     if (fullName !== undefined) payload.actor_name = fullName;
-    if (actor.email) payload.actor_username = actor.email;
+    // GoTrue names the actor by phone when it has one, else by e-mail.
+    const username = actor.phone || actor.email;
+    if (username) payload.actor_username = username;
   }
   payload.action = action;
   payload.log_type = LOG_TYPES[action];

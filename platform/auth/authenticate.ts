@@ -24,7 +24,7 @@ export function bearerToken(request: Request): string {
 export function verifiedClaims(request: Request, context: AuthContext): VerifiedClaims {
   const token = bearerToken(request);
   try {
-    return verifyJwt(token, context.config.jwtSecret);
+    return verifyJwt(token, context.keys);
   } catch (error) {
     if (error instanceof JwtVerificationError) throw forbidden("bad_jwt", `invalid JWT: unable to parse or verify signature, ${error.message}`);
     throw error;

@@ -1,14 +1,20 @@
 import { isIP } from "node:net";
 import type { StackConfig } from "../config.ts";
 import type { Sql } from "./db.ts";
+import type { AuthRateLimits } from "./rate-limits.ts";
 import type { ClientInfo } from "./sessions-repository.ts";
+import type { ProjectKeys } from "./signing-keys.ts";
 import type { AuthSettings } from "./settings.ts";
 
-/** What every route of the auth service needs: the pool, the stack config and the [auth] settings. */
+/** What every route of the auth service needs: the pool, the stack config, the [auth] settings and the keys. */
 export interface AuthContext {
   db: Sql;
   config: StackConfig;
   settings: AuthSettings;
+  /** The JWT secret and signing keys tokens are signed and checked with. */
+  keys: ProjectKeys;
+  /** `[auth.rate_limit]`'s per-address buckets. */
+  limits: AuthRateLimits;
 }
 
 /** Roles whose tokens may call /admin (the CLI sets GOTRUE_JWT_ADMIN_ROLES=service_role). */

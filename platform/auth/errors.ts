@@ -27,7 +27,39 @@ export type AuthErrorCode =
   | "unexpected_audience"
   | "otp_expired"
   | "email_address_invalid"
-  | "not_found";
+  | "email_address_not_authorized"
+  | "over_request_rate_limit"
+  | "over_email_send_rate_limit"
+  | "over_sms_send_rate_limit"
+  | "otp_disabled"
+  | "sms_send_failed"
+  | "reauthentication_needed"
+  | "reauthentication_not_valid"
+  | "insufficient_aal"
+  | "mfa_factor_not_found"
+  | "mfa_factor_name_conflict"
+  | "mfa_ip_address_mismatch"
+  | "mfa_challenge_expired"
+  | "mfa_verification_failed"
+  | "too_many_enrolled_mfa_factors"
+  | "mfa_totp_enroll_not_enabled"
+  | "mfa_totp_verify_not_enabled"
+  | "mfa_phone_enroll_not_enabled"
+  | "mfa_phone_verify_not_enabled"
+  | "mfa_webauthn_enroll_not_enabled"
+  | "mfa_webauthn_verify_not_enabled"
+  | "saml_provider_disabled"
+  | "manual_linking_disabled"
+  | "provider_disabled"
+  | "web3_provider_disabled"
+  | "passkey_disabled"
+  | "feature_disabled"
+  | "bad_code_verifier"
+  | "flow_state_not_found"
+  | "bad_oauth_callback"
+  | "identity_not_found"
+  | "not_found"
+  | "method_not_allowed";
 
 /** An error the service answers with: HTTP status, GoTrue error code and the user-facing message. */
 export class AuthError extends Error {
@@ -66,6 +98,8 @@ export const badRequest = (code: AuthErrorCode, message: string) => new AuthErro
 export const forbidden = (code: AuthErrorCode, message: string) => new AuthError(403, code, message);
 /** 404 with a code. */
 export const notFound = (code: AuthErrorCode, message: string) => new AuthError(404, code, message);
+/** 429 with a code. */
+export const tooManyRequests = (code: AuthErrorCode, message: string) => new AuthError(429, code, message);
 /** 422 with a code. */
 export const unprocessable = (code: AuthErrorCode, message: string) => new AuthError(422, code, message);
 /**

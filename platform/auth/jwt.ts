@@ -1,4 +1,5 @@
 import { signHs256 } from "../keys.ts";
+import { signWithKey, type SigningKey } from "./signing-keys.ts";
 
 /** One `amr` entry: how and when the session was authenticated. */
 export interface AmrEntry {
@@ -24,11 +25,18 @@ export interface AccessTokenClaims {
   is_anonymous: boolean;
 }
 
+/** What signs access tokens: the signing key when `signing_keys_path` has one, else the secret. */
+export interface TokenSigner {
+  secret: string;
+  signing: SigningKey | null;
+}
+
 /**
- * Signs an access token with the project secret (HS256, header `{alg, typ}`), keeping GoTrue's
- * claim order so tokens look the same as GoTrue's to anyone decoding them.
+ * Signs an access token as GoTrue does: with the signing key (ES256/RS256, header `{alg, kid,
+ * typ}`) when there is one, else with the project secret (HS256, header `{alg, typ}`), keeping
+ * GoTrue's claim order so tokens look the same as GoTrue's to anyone decoding them.
  */
-export function signAccessToken(claims: AccessTokenClaims, secret: string): string {
+export function signAccessToken(claims: AccessTokenClaims, signer: TokenSigner): string {
   const ordered: AccessTokenClaims = {
     iss: claims.iss,
     sub: claims.sub,
@@ -45,5 +53,8 @@ export function signAccessToken(claims: AccessTokenClaims, secret: string): stri
     session_id: claims.session_id,
     is_anonymous: claims.is_anonymous,
   };
-  return signHs256(ordered as unknown as Record<string, unknown>, secret);
+  if (!signer.signing) return signHs256(ordered as unknown as Record<string, unknown>, signer.secret);
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const unsigned = `${encode({ alg: signer.signing.alg, kid: signer.signing.kid, typ: "JWT" })}.${encode(ordered)}`;
+  return `${unsigned}.${signWithKey(unsigned, signer.signing)}`;
 }

@@ -23,6 +23,8 @@ export function metaRoutes(context: AuthContext): Hono {
     external.anonymous_users = settings.enableAnonymousSignIns;
     external.email = settings.emailEnabled;
     external.phone = settings.phoneEnabled;
+    external.web3_solana = settings.web3SolanaEnabled;
+    external.web3_ethereum = settings.web3EthereumEnabled;
     return Response.json({
       external,
       disable_signup: !settings.enableSignup,
@@ -30,9 +32,11 @@ export function metaRoutes(context: AuthContext): Hono {
       phone_autoconfirm: settings.smsAutoconfirm,
       sms_provider: "twilio",
       saml_enabled: false,
+      passkeys_enabled: settings.passkeyEnabled,
     });
   });
-  // Only asymmetric public keys are ever published; this stack signs with the HS256 secret alone.
-  app.get("/.well-known/jwks.json", () => Response.json({ keys: [] }, { headers: { "Cache-Control": "public, max-age=600" } }));
+  // The public halves of the signing keys (never the HS256 secret), which auth-js getClaims and
+  // other verifiers fetch; empty when tokens are signed with the secret alone.
+  app.get("/.well-known/jwks.json", () => Response.json({ keys: context.keys.published }, { headers: { "Cache-Control": "public, max-age=600" } }));
   return app;
 }

@@ -1,27 +1,26 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
-import { baseIdentityData, confirmEmail, createIdentity, mergeMetadata, validateEmail } from "./accounts.ts";
 import { recordAudit } from "./audit-log.ts";
 import { clientInfo, DEFAULT_ROLE, requestAudience, type AuthContext } from "./context.ts";
 import { badRequest, internalError, unprocessable } from "./errors.ts";
-import { checkPasswordStrength, hashPassword } from "./passwords.ts";
+import { register } from "./registration.ts";
 import { readBody } from "./request-body.ts";
 import { signupBody, type SignupBody } from "./schemas.ts";
 import { issueSession } from "./tokens.ts";
 import { userJson } from "./user-json.ts";
-import { findUserById, findUserHoldingEmail, insertUser, updateUser, type JsonObject, type UserRecord } from "./users-repository.ts";
+import { findUserById, insertUser, type JsonObject } from "./users-repository.ts";
 
-/** The answer GoTrue gives a repeated signup when confirmations are on: a fake, unsaved user, so emails cannot be enumerated. */
-function obfuscatedUser(email: string, aud: string, data: JsonObject): Record<string, unknown> {
+/** The answer GoTrue gives a repeated signup when confirmations are on: a fake, unsaved user, so addresses cannot be enumerated. */
+function obfuscatedUser(provider: "email" | "phone", address: string, aud: string, data: JsonObject): Record<string, unknown> {
   const now = new Date().toISOString();
   return {
     id: randomUUID(),
     aud,
     role: "",
-    email,
-    phone: "",
+    email: provider === "email" ? address : "",
+    phone: provider === "phone" ? address : "",
     confirmation_sent_at: now,
-    app_metadata: { provider: "email", providers: ["email"] },
+    app_metadata: { provider, providers: [provider] },
     user_metadata: data,
     identities: [],
     created_at: now,
@@ -33,6 +32,8 @@ function obfuscatedUser(email: string, aud: string, data: JsonObject): Record<st
 /** Anonymous sign-in (POST /signup without email or phone), when `enable_anonymous_sign_ins` is on. */
 async function signUpAnonymously(context: AuthContext, request: Request, body: SignupBody): Promise<Response> {
   const client = clientInfo(request);
+  context.limits.take("anonymous", client.ip);
+  if (!context.settings.enableSignup) throw unprocessable("signup_disabled", "Signups not allowed for this instance");
   const id = randomUUID();
   const session = await context.db.begin(async (tx) => {
     try {
@@ -58,9 +59,10 @@ async function signUpAnonymously(context: AuthContext, request: Request, body: S
 }
 
 /**
- * POST /signup as GoTrue answers it. With autoconfirm (the local default) a new user gets a full
- * session at once; an already confirmed email is 422 user_already_exists. Without autoconfirm the
- * bare user comes back and no session (confirmation mail is not sent by this stack).
+ * POST /signup as GoTrue answers it, for e-mail and phone. With autoconfirm (the local default) a
+ * new user gets a full session at once and an already confirmed address is 422
+ * user_already_exists; without it the bare user comes back and the confirmation mail (or SMS code)
+ * goes out, and a repeated signup gets an obfuscated user.
  */
 async function signUp(context: AuthContext, request: Request): Promise<Response> {
   const { settings } = context;
@@ -69,74 +71,25 @@ async function signUp(context: AuthContext, request: Request): Promise<Response>
   const phone = body.phone ?? "";
   if (email === "" && phone === "") {
     if (!settings.enableAnonymousSignIns) throw unprocessable("anonymous_provider_disabled", "Anonymous sign-ins are disabled");
-    if (!settings.enableSignup) throw unprocessable("signup_disabled", "Signups not allowed for this instance");
     return signUpAnonymously(context, request, body);
   }
   if (!settings.enableSignup) throw unprocessable("signup_disabled", "Signups not allowed for this instance");
-
-  const password = body.password ?? "";
-  if (password === "") throw badRequest("validation_failed", "Signup requires a valid password");
-  checkPasswordStrength(password, settings);
   if (email !== "" && phone !== "") throw badRequest("validation_failed", "Only an email address or phone number should be provided on signup.");
-  if (email === "") {
-    // Phone signups need an SMS provider; `[auth.sms] enable_signup` is off in this project.
-    throw badRequest("phone_provider_disabled", "Phone signups are disabled");
-  }
-  if (!settings.emailEnabled) throw badRequest("email_provider_disabled", "Email signups are disabled");
-  const address = validateEmail(email);
-  const aud = requestAudience(request);
+  const provider = email !== "" ? "email" : "phone";
   const data = body.data ?? {};
+  const outcome = await register(context, request, { provider, email, phone, password: body.password ?? "", data });
+  if (outcome.kind === "exists") {
+    const autoconfirm = settings.mailerAutoconfirm || settings.smsAutoconfirm;
+    if (autoconfirm) throw unprocessable("user_already_exists", "User already registered");
+    return Response.json(obfuscatedUser(provider, outcome.address, requestAudience(request), data));
+  }
+  if (outcome.kind === "pending") return Response.json(userJson(outcome.record));
   const client = clientInfo(request);
-
-  let existing: UserRecord | null;
-  try {
-    existing = await findUserHoldingEmail(context.db, address, aud);
-  } catch (error) {
-    throw internalError("Database error finding user", error);
-  }
-  if (existing?.user.email_confirmed_at) {
-    await recordAudit(context.db, existing.user, "user_repeated_signup", client.ip, { provider: "email" });
-    if (settings.mailerAutoconfirm) throw unprocessable("user_already_exists", "User already registered");
-    return Response.json(obfuscatedUser(address, aud, data));
-  }
-  // Hash outside the transaction: bcrypt is slow and would hold the connection.
-  const hash = existing ? null : await hashPassword(password);
-
-  const outcome = await context.db.begin(async (tx) => {
-    let userId = existing?.user.id;
-    if (!userId) {
-      userId = randomUUID();
-      try {
-        await insertUser(tx, {
-          id: userId,
-          aud,
-          role: DEFAULT_ROLE,
-          email: address,
-          phone: null,
-          encryptedPassword: hash,
-          appMetadata: { provider: "email", providers: ["email"] },
-          userMetadata: data,
-        });
-      } catch (error) {
-        // Typically a trigger on auth.users failing; GoTrue hides the cause the same way.
-        throw internalError("Database error saving new user", error);
-      }
-      // The signup data joins the identity, without overriding the identity's own claims.
-      const identityData = mergeMetadata(data, baseIdentityData(userId, { email: address }));
-      await createIdentity(tx, userId, "email", identityData);
-      // GoTrue's RemoveUnconfirmedIdentities: an unconfirmed user's metadata becomes the identity's.
-      await updateUser(tx, userId, { raw_user_meta_data: mergeMetadata({}, identityData) });
-    }
-    const record = await findUserById(tx, userId);
-    if (!record) throw internalError("Database error saving new user");
-    if (!settings.mailerAutoconfirm) return { user: record };
-    await recordAudit(tx, record.user, "user_signedup", client.ip, { provider: "email" });
-    await confirmEmail(tx, record);
-    const confirmed = await findUserById(tx, userId);
-    if (confirmed) await recordAudit(tx, confirmed.user, "login", client.ip, { provider: "email" });
-    return { session: await issueSession(tx, context, userId, "password", client) };
+  const session = await context.db.begin(async (tx) => {
+    await recordAudit(tx, outcome.record.user, "login", client.ip, { provider });
+    return issueSession(tx, context, outcome.record.user.id, "password", client);
   });
-  return Response.json("session" in outcome ? outcome.session : userJson(outcome.user));
+  return Response.json(session);
 }
 
 /** Routes for POST /signup. */

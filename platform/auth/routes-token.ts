@@ -7,6 +7,7 @@ import { checkPasswordStrength, verifyPassword } from "./passwords.ts";
 import { readBody } from "./request-body.ts";
 import { passwordGrantBody, refreshGrantBody } from "./schemas.ts";
 import { isBanned, issueSession, refreshSession } from "./tokens.ts";
+import { unavailableGrant } from "./routes-unavailable.ts";
 import { findUserByEmail, findUserByPhone, UnreadableUserError, type UserRecord } from "./users-repository.ts";
 
 const INVALID_LOGIN = "Invalid login credentials";
@@ -74,6 +75,8 @@ async function token(context: AuthContext, request: Request): Promise<Response> 
     const body = await readBody(request, refreshGrantBody);
     return Response.json(await refreshSession(context, body.refresh_token, clientInfo(request)));
   }
+  const unavailable = unavailableGrant(context, grantType);
+  if (unavailable) throw unavailable;
   // GoTrue files an unknown grant under invalid_credentials, with the OAuth error name as message.
   throw badRequest("invalid_credentials", "unsupported_grant_type");
 }

@@ -33,6 +33,7 @@ export type RefreshGrantBody = z.infer<typeof refreshGrantBody>;
 export const userUpdateBody = z.object({
   email: text,
   password: text,
+  current_password: text,
   phone: text,
   nonce: text,
   data: object,
@@ -96,3 +97,47 @@ export const paginationQuery = z.object({
   page: pageNumber("page"),
   per_page: pageNumber("per_page"),
 });
+
+/** POST /otp (auth-js `signInWithOtp`): e-mail (magic link and code) or phone (SMS code). */
+export const otpBody = z.object({
+  email: text,
+  phone: text,
+  create_user: flag,
+  data: object,
+  channel: text,
+  code_challenge: text,
+  code_challenge_method: text,
+});
+/** Decoded POST /otp body. */
+export type OtpBody = z.infer<typeof otpBody>;
+
+/** POST /magiclink (the legacy magic-link endpoint). */
+export const magicLinkBody = z.object({ email: text, data: object, code_challenge: text, code_challenge_method: text });
+
+/** POST /recover (auth-js `resetPasswordForEmail`). */
+export const recoverBody = z.object({ email: text, code_challenge: text, code_challenge_method: text });
+
+/** POST /resend (auth-js `resend`). */
+export const resendBody = z.object({ type: text, email: text, phone: text, code_challenge: text, code_challenge_method: text });
+
+/** POST /invite (auth-js `admin.inviteUserByEmail`). */
+export const inviteBody = z.object({ email: text, data: object });
+
+/** POST /admin/generate_link (auth-js `admin.generateLink`). */
+export const generateLinkBody = z.object({
+  type: text,
+  email: text,
+  new_email: text,
+  password: text,
+  data: object,
+  redirect_to: text,
+});
+
+/** POST /factors (auth-js `mfa.enroll`). */
+export const enrollFactorBody = z.object({ friendly_name: text, factor_type: text, issuer: text, phone: text });
+
+/** POST /factors/{id}/challenge (auth-js `mfa.challenge`). */
+export const challengeFactorBody = z.object({ channel: text });
+
+/** POST /factors/{id}/verify (auth-js `mfa.verify`). */
+export const verifyFactorBody = z.object({ challenge_id: text, code: text });

@@ -33,7 +33,7 @@ export interface SessionJson {
 }
 
 /** How the session was authenticated, as recorded in mfa_amr_claims and the `amr` claim. */
-export type AuthenticationMethod = "password" | "anonymous" | "otp" | "email_change";
+export type AuthenticationMethod = "password" | "anonymous" | "otp" | "email_change" | "totp";
 
 /** Whether a ban is in force (GoTrue's IsBanned: banned_until in the future). */
 export function isBanned(record: UserRecord, now = Date.now()): boolean {
@@ -65,7 +65,7 @@ async function accessTokenFor(db: Db, context: AuthContext, record: UserRecord, 
       session_id: sessionId,
       is_anonymous: user.is_anonymous,
     },
-    context.config.jwtSecret,
+    context.keys,
   );
   return { token, expiresAt };
 }
@@ -94,6 +94,20 @@ export async function issueSession(db: Db, context: AuthContext, userId: string,
   const sessionId = await createSession(db, userId, client);
   const refreshToken = await insertRefreshToken(db, userId, sessionId, null);
   await addAmrClaim(db, sessionId, method);
+  return sessionJson(db, context, userId, sessionId, refreshToken);
+}
+
+/**
+ * GoTrue's updateMFASessionAndClaims after a verified second factor: the session gains the amr
+ * claim and aal2 (through that factor), its live refresh token is swapped for a new one (so the
+ * aal1 token cannot mint aal2 sessions), and a fresh access token says so.
+ */
+export async function upgradeSession(db: Db, context: AuthContext, userId: string, sessionId: string, method: AuthenticationMethod, factorId: string): Promise<SessionJson> {
+  await addAmrClaim(db, sessionId, method);
+  const active = await findActiveRefreshToken(db, sessionId);
+  if (active) await revokeRefreshToken(db, active.id);
+  const refreshToken = await insertRefreshToken(db, userId, sessionId, active?.token ?? null);
+  await db`update auth.sessions set aal = 'aal2', factor_id = ${factorId}, updated_at = now() where id = ${sessionId}`;
   return sessionJson(db, context, userId, sessionId, refreshToken);
 }
 

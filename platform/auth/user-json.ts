@@ -1,4 +1,4 @@
-import type { IdentityRow, JsonObject, UserRecord } from "./users-repository.ts";
+import type { FactorRow, IdentityRow, JsonObject, UserRecord } from "./users-repository.ts";
 
 /** An identity as the API shows it: `identity_id` is the row id, `id` the provider's subject. */
 export interface IdentityJson {
@@ -48,11 +48,21 @@ export function identityJson(identity: IdentityRow): IdentityJson {
   return json as unknown as IdentityJson;
 }
 
+/** A factor as GoTrue serialises it (auth-js `Factor`); the secret is never included. */
+export function factorJson(factor: FactorRow): Record<string, unknown> {
+  const json: Record<string, unknown> = { id: factor.id, created_at: factor.created_at, updated_at: factor.updated_at, status: factor.status };
+  optional(json, "friendly_name", factor.friendly_name);
+  json.factor_type = factor.factor_type;
+  json.phone = factor.phone ?? "";
+  json.last_challenged_at = factor.last_challenged_at;
+  return json;
+}
+
 /**
  * Serialises a user in GoTrue's field order with its omitempty rules: email and phone are always
  * present ("" when absent), timestamps only when set, `new_email`/`new_phone` only when pending.
  */
-export function userJson({ user, identities }: UserRecord): UserJson {
+export function userJson({ user, identities, factors }: UserRecord): UserJson {
   const json: Record<string, unknown> = {
     id: user.id,
     aud: user.aud ?? "",
@@ -74,6 +84,7 @@ export function userJson({ user, identities }: UserRecord): UserJson {
   optional(json, "last_sign_in_at", user.last_sign_in_at);
   json.app_metadata = sortedKeys(user.raw_app_meta_data ?? {});
   json.user_metadata = sortedKeys(user.raw_user_meta_data ?? {});
+  if (factors.length > 0) json.factors = factors.map(factorJson);
   json.identities = identities.map(identityJson);
   json.created_at = user.created_at;
   json.updated_at = user.updated_at;

@@ -58,10 +58,25 @@ export interface IdentityRow {
   email: string | null;
 }
 
-/** A user together with its identities, as GoTrue loads it (eagerly). */
+/** A row of auth.mfa_factors (the secret never leaves the service). */
+export interface FactorRow {
+  id: string;
+  user_id: string;
+  friendly_name: string | null;
+  factor_type: "totp" | "webauthn" | "phone";
+  status: "unverified" | "verified";
+  created_at: string;
+  updated_at: string;
+  secret: string | null;
+  phone: string | null;
+  last_challenged_at: string | null;
+}
+
+/** A user together with its identities and MFA factors, as GoTrue loads it (eagerly). */
 export interface UserRecord {
   user: UserRow;
   identities: IdentityRow[];
+  factors: FactorRow[];
 }
 
 /**
@@ -111,7 +126,10 @@ async function withIdentities(db: Db, user: UserRow | undefined): Promise<UserRe
   if (!user) return null;
   const identities = await db<IdentityRow[]>`
     select * from auth.identities where user_id = ${user.id} order by created_at, id`;
-  return assertReadable({ user, identities: [...identities] });
+  const factors = await db<FactorRow[]>`
+    select id, user_id, friendly_name, factor_type::text as factor_type, status::text as status, created_at, updated_at, secret, phone, last_challenged_at
+    from auth.mfa_factors where user_id = ${user.id} order by created_at, id`;
+  return assertReadable({ user, identities: [...identities], factors: [...factors] });
 }
 
 /** The user with this id (GoTrue's FindUserByID), or null. Throws UnreadableUserError for bad seeds. */
@@ -157,19 +175,6 @@ export async function findUserHoldingEmail(db: Db, email: string, aud: string, e
   return byEmail && byEmail.user.id !== exceptUserId ? byEmail : null;
 }
 
-/**
- * The user with a pending email change under this token hash (new or current address), with
- * `expired` telling whether the mail is older than `expirySeconds`.
- */
-export async function findUserByEmailChangeToken(db: Db, hash: string, expirySeconds: number): Promise<(UserRow & { expired: boolean }) | null> {
-  const [user] = await db<(UserRow & { expired: boolean })[]>`
-    select *, email_change_sent_at is null
-      or now() > email_change_sent_at + make_interval(secs => ${expirySeconds}) as expired
-    from auth.users
-    where email_change_token_new = ${hash} or email_change_token_current = ${hash}
-    limit 1`;
-  return user ?? null;
-}
 
 /** What a new user row needs; everything else gets GoTrue's zero values. */
 export interface NewUser {
@@ -239,13 +244,15 @@ export interface UserChanges {
   email_change_token_current?: string;
   email_change?: string;
   email_change_confirm_status?: number;
+  phone_change?: string;
   phone_change_token?: string;
   reauthentication_token?: string;
-  confirmation_sent_at?: null;
-  recovery_sent_at?: null;
+  confirmation_sent_at?: "now" | null;
+  recovery_sent_at?: "now" | null;
   email_change_sent_at?: "now" | null;
-  phone_change_sent_at?: null;
-  reauthentication_sent_at?: null;
+  phone_change_sent_at?: "now" | null;
+  reauthentication_sent_at?: "now" | null;
+  invited_at?: "now";
   deleted_at?: "now";
   is_anonymous?: boolean;
 }

@@ -25,6 +25,8 @@ export interface FunctionRoot {
 export interface HostConfig {
   port: number;
   jwtSecret: string;
+  /** Public JWKs of the signing keys (`signing_keys_path`); verify_jwt accepts tokens they signed. */
+  publicKeys: JsonWebKey[];
   roots: FunctionRoot[];
   /** Wall-clock limit per request (boot included), in ms. */
   wallClockMs: number;

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { stackJwks, stackKeys } from "../auth/signing-keys.ts";
 import { LOCAL_OUTBOUND_ALLOWED_HOSTS, PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
@@ -18,10 +19,17 @@ export const IMPORT_MAP = join(FUNCTIONS_DIR, "import_map.json");
 /** Function settings only the test stack has (e.g. POSTAL_LOOKUP_URL of the fake lookup service). */
 const FIXTURE_ENV_FILE = join(PROJECT_ROOT, "test", "fixtures", "functions.env");
 
-/** The `oct` JWK of the shared JWT secret, which the CLI puts in SUPABASE_JWKS for HS256 setups. */
-function jwks(secret: string): string {
-  return JSON.stringify({ keys: [{ kty: "oct", k: Buffer.from(secret).toString("base64url"), alg: "HS256" }] });
+/**
+ * test/fixtures/functions.env as the test stack of `slot` sees it: `{{port N}}` in a value becomes
+ * N + slot × 100, the shift the stack's own ports get, so the stand-ins of two test runs side by
+ * side (ORBITA_TEST_SLOT) listen on different ports. Tests read the same values to know where to
+ * listen.
+ */
+export function fixtureFunctionEnvironment(slot: number): Record<string, string> {
+  const env = readFunctionsEnvFile(FIXTURE_ENV_FILE);
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value.replace(/\{\{port (\d+)\}\}/g, (_, port: string) => String(Number(port) + slot * 100))]));
 }
+
 
 /**
  * The environment a function sees, as under `supabase functions serve`: the stack's URL, keys and
@@ -32,7 +40,7 @@ function jwks(secret: string): string {
  */
 export function functionEnvironment(config: StackConfig): Record<string, string> {
   // The test stack adds test-only settings, e.g. the address of a fake outside service.
-  const files = config.profile === "test" ? [readFunctionsEnvFile(), readFunctionsEnvFile(FIXTURE_ENV_FILE)] : [readFunctionsEnvFile()];
+  const files = config.profile === "test" ? [readFunctionsEnvFile(), fixtureFunctionEnvironment(config.slot)] : [readFunctionsEnvFile()];
   const user = Object.fromEntries(files.flatMap((env) => Object.entries(env)).filter(([name]) => !name.startsWith("SUPABASE_")));
   return {
     RESEND_BASE_URL: `http://127.0.0.1:${config.ports.mail}`,
@@ -44,7 +52,7 @@ export function functionEnvironment(config: StackConfig): Record<string, string>
     SUPABASE_DB_URL: config.dbUrl,
     SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: config.publishableKey }),
     SUPABASE_SECRET_KEYS: JSON.stringify({ default: config.secretKey }),
-    SUPABASE_JWKS: jwks(config.jwtSecret),
+    SUPABASE_JWKS: stackJwks(stackKeys(config)),
   };
 }
 
@@ -62,14 +70,18 @@ export function hostConfig(config: StackConfig): HostConfig {
   if (config.profile === "test") {
     roots.push({ dir: FIXTURE_FUNCTIONS_DIR, settings: readFunctionSettings(join(FIXTURE_FUNCTIONS_DIR, "config.toml"), { fixtures: true }) });
   }
+  const wallClockMs = positiveInteger("ORBITA_FUNCTIONS_WALL_CLOCK_MS", DEFAULT_WALL_CLOCK_MS);
   return {
     port: config.ports.functions,
     jwtSecret: config.jwtSecret,
+    publicKeys: stackKeys(config).published,
     roots,
-    wallClockMs: positiveInteger("ORBITA_FUNCTIONS_WALL_CLOCK_MS", DEFAULT_WALL_CLOCK_MS),
+    wallClockMs,
     idleMs: positiveInteger("ORBITA_FUNCTIONS_IDLE_MS", DEFAULT_IDLE_MS),
     reload: config.profile === "dev",
-    env: functionEnvironment(config),
+    // Functions learn the host's wall clock, as hosted projects set it for their plan, so the
+    // workflow service fits its run budgets inside it (docs/workflow-limits.md).
+    env: { ...functionEnvironment(config), FUNCTIONS_WALL_CLOCK_MS: String(wallClockMs) },
     gatewayOrigin: new URL(config.apiUrl).origin,
     egressAddress: FUNCTIONS_EGRESS_ADDRESS,
   };

@@ -42,7 +42,7 @@ const config = readConfig();
 resetEnvironment(config.env);
 
 const registry = new Registry(config.roots);
-const verifyJwt = createJwtVerifier(config.jwtSecret);
+const verifyJwt = createJwtVerifier(config.jwtSecret, config.publicKeys);
 const limitOf = (entry: FunctionEntry) => entry.settings.wallClockMs ?? config.wallClockMs;
 const pool = new WorkerPool(limitOf, config.idleMs, log, { origin: config.gatewayOrigin, localAddress: config.egressAddress });
 

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { StackConfig } from "../config.ts";
 import type { FetchHandler } from "../http.ts";
-import { verifyJwt, type VerifiedClaims } from "../jwt.ts";
+import { verifyJwt, type VerificationKeys, type VerifiedClaims } from "../jwt.ts";
+import { stackKeys } from "../auth/signing-keys.ts";
 import { clientAddressOf, TrustedProxies } from "./client-address.ts";
 import { upstreamError, type Upstream } from "./error-shapes.ts";
 import { translateAuthorization } from "./key-translation.ts";
@@ -97,10 +98,10 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array<Arr
 }
 
 /** Claims of a valid bearer token, or null for a missing, malformed, forged or expired one. */
-function bearerClaims(authorization: string | null, secret: string): VerifiedClaims | null {
+function bearerClaims(authorization: string | null, keys: VerificationKeys): VerifiedClaims | null {
   if (!authorization?.startsWith("Bearer ")) return null;
   try {
-    return verifyJwt(authorization.slice("Bearer ".length), secret);
+    return verifyJwt(authorization.slice("Bearer ".length), keys);
   } catch {
     return null;
   }
@@ -118,6 +119,8 @@ export interface GatewayOptions {
   bodyLimits?: Record<Upstream, number>;
   /** Peers whose X-Forwarded-For names the client (none by default: the TCP peer is the client). */
   trustedProxies?: TrustedProxies;
+  /** Keys bearer tokens are checked with (default: the stack's secret and signing keys). */
+  keys?: VerificationKeys;
 }
 
 /**
@@ -129,7 +132,7 @@ export interface GatewayOptions {
 export function createGateway(
   config: StackConfig,
   targets: GatewayTargets,
-  { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS, trustedProxies = new TrustedProxies() }: GatewayOptions = {},
+  { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS, trustedProxies = new TrustedProxies(), keys = stackKeys(config) }: GatewayOptions = {},
 ): (request: Request, peer: string) => Promise<Response> {
   return async (request, peer) => {
     const clientAddress = clientAddressOf(request, peer, trustedProxies);
@@ -144,7 +147,7 @@ export function createGateway(
     if (request.method === "OPTIONS" && target.upstream !== "functions") return new Response(null, { status: 200, headers: tags });
 
     const authorization = target.translateKeys ? translateAuthorization(request.headers, config) : request.headers.get("authorization");
-    const claims = target.upstream === "storage" ? null : bearerClaims(authorization, config.jwtSecret);
+    const claims = target.upstream === "storage" ? null : bearerClaims(authorization, keys);
     // The service_role key is a server secret held by trusted back-office code (functions, workers),
     // not a client; its calls all come from this machine and would otherwise share one budget.
     if (target.upstream !== "storage" && claims?.role !== "service_role") {
@@ -190,10 +193,10 @@ export function createGateway(
           response = await targets.storage(new Request(`http://storage${upstreamUrl}`, init));
           break;
         case "rest":
-          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body);
+          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
           break;
         case "functions":
-          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body);
+          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
           break;
       }
     } catch {

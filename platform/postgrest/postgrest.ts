@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { readFileSync } from "node:fs";
+import { stackJwks, stackKeys } from "../auth/signing-keys.ts";
 import { LOCAL_DB_PASSWORD, PROJECT_ROOT, type StackConfig } from "../config.ts";
 import { processService } from "../process/children.ts";
 import { PlatformError } from "../process/errors.ts";
@@ -29,6 +30,7 @@ export function readApiSettings(): Required<ApiSection> {
 /** PostgREST as a supervised service, configured the way Supabase configures it; ready once its schema cache is loaded. */
 export function postgrestService(config: StackConfig): ServiceDefinition {
   const api = readApiSettings();
+  const keys = stackKeys(config);
   const file = join(config.runtimeDir, "postgrest.conf");
   const quote = (value: string | number) => JSON.stringify(String(value));
   const settings: Record<string, string | number> = {
@@ -39,7 +41,9 @@ export function postgrestService(config: StackConfig): ServiceDefinition {
     "db-max-rows": api.max_rows,
     "db-pool": 10,
     "db-channel-enabled": "true",
-    "jwt-secret": config.jwtSecret,
+    // With signing keys, PostgREST gets the JWKS (public keys plus the legacy secret as an oct key),
+    // which PostgREST 12 accepts as its jwt-secret; otherwise the secret itself, as the CLI gives it.
+    "jwt-secret": keys.signing ? stackJwks(keys) : config.jwtSecret,
     "server-host": "127.0.0.1",
     "server-port": config.ports.postgrest,
     "admin-server-port": config.ports.postgrestAdmin,

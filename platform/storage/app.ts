@@ -4,10 +4,12 @@ import type { PlatformService } from "../http.ts";
 import type { StorageContext } from "./context.ts";
 import { connectDatabase } from "./database.ts";
 import { fromDatabaseError, storageErrors } from "./errors.ts";
-import { secretKey } from "./identity.ts";
+import { stackKeys } from "../auth/signing-keys.ts";
+import { storageKeys } from "./identity.ts";
 import { ObjectStore } from "./object-store.ts";
 import { createBucketRoutes } from "./routes-bucket.ts";
 import { createObjectRoutes } from "./routes-object.ts";
+import { createRenderRoutes } from "./routes-render.ts";
 import { loadStorageSettings } from "./settings.ts";
 
 /**
@@ -22,7 +24,7 @@ export function createStorageService(config: StackConfig): PlatformService {
     db: connectDatabase(config),
     store,
     settings: loadStorageSettings(),
-    jwtKey: secretKey(config.jwtSecret),
+    keys: storageKeys(stackKeys(config)),
     logError: (message, error) => {
       process.stderr.write(`${JSON.stringify({ level: "error", service: "storage", message, error: describe(error) })}\n`);
     },
@@ -63,6 +65,8 @@ export function createStorageApp(ctx: StorageContext): Hono {
   app.get("/status", (c) => c.body(null, 200));
   app.route("/bucket", createBucketRoutes(ctx));
   app.all("/object/*", (c) => objectRoutes(c.req.raw));
+  const renderRoutes = createRenderRoutes(ctx);
+  app.all("/render/image/*", (c) => renderRoutes(c.req.raw));
 
   app.notFound((c) => storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse());
   app.onError(async (error, c) => {

@@ -1,24 +1,24 @@
 import type { BucketRow } from "./buckets-repository.ts";
 import { storageErrors } from "./errors.ts";
 import type { SizeLimit } from "./object-store.ts";
-import { describeSize, parseBucketSize } from "./sizes.ts";
+import { parseBucketSize } from "./sizes.ts";
 
 /**
  * The limits a bucket puts on uploads. The global limit (`[storage] file_size_limit`) always
- * applies; a bucket can only lower it. The error names the limit that was hit, so a user knows
- * what to change.
+ * applies; a bucket can only lower it. The error is Storage's, word for word, whichever limit
+ * was hit.
  */
 export function uploadLimit(bucket: Pick<BucketRow, "file_size_limit">, globalLimit: number): SizeLimit {
   const bucketLimit = bucket.file_size_limit;
   if (bucketLimit !== null && bucketLimit < globalLimit) {
     return {
       bytes: bucketLimit,
-      failure: () => storageErrors.entityTooLarge(`The object exceeded the maximum allowed size of ${describeSize(bucketLimit)} set on this bucket`),
+      failure: () => storageErrors.entityTooLarge("The object exceeded the maximum allowed size"),
     };
   }
   return {
     bytes: globalLimit,
-    failure: () => storageErrors.entityTooLarge(`The object exceeded the maximum allowed size of ${describeSize(globalLimit)}`),
+    failure: () => storageErrors.entityTooLarge("The object exceeded the maximum allowed size"),
   };
 }
 
@@ -47,7 +47,7 @@ export function bucketSizeLimit(value: number | string | null | undefined, globa
   const bytes = typeof value === "number" ? value : parseBucketSize(value);
   if (bytes === null) throw storageErrors.invalidRequest("Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B");
   if (bytes > globalLimit) {
-    throw storageErrors.entityTooLarge(`The bucket file size limit exceeded the global limit of ${describeSize(globalLimit)}`);
+    throw storageErrors.entityTooLarge("The object exceeded the maximum allowed size");
   }
   return bytes === 0 ? null : bytes;
 }

@@ -1,5 +1,6 @@
 import type { Database } from "./database.ts";
 import type { ObjectStore } from "./object-store.ts";
+import type { StorageKeys } from "./identity.ts";
 import type { StorageSettings } from "./settings.ts";
 
 /** What every route handler needs: the database, the bytes on disk, the settings and the JWT key. */
@@ -7,8 +8,8 @@ export interface StorageContext {
   db: Database;
   store: ObjectStore;
   settings: StorageSettings;
-  /** The project's JWT secret as HMAC key bytes (verifies callers, signs URLs). */
-  jwtKey: Uint8Array;
+  /** The project's JWT secret (verifies HS256 callers, signs URLs) and public signing keys. */
+  keys: StorageKeys;
   /** Reports an unexpected failure; request paths must not write to the console themselves. */
   logError: (message: string, error: unknown) => void;
 }

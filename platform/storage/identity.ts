@@ -1,4 +1,5 @@
-import { errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import type { ProjectKeys } from "../auth/signing-keys.ts";
 import { storageErrors } from "./errors.ts";
 
 /** Who a request acts as: the verified token, its claims and the database role RLS will see. */
@@ -22,40 +23,55 @@ export type DatabaseRole = (typeof DATABASE_ROLES)[number];
 
 const BEARER = /^Bearer\s+/i;
 
-/** HMAC key bytes of the project's JWT secret, for jose. */
-export function secretKey(secret: string): Uint8Array {
-  return new TextEncoder().encode(secret);
+/** What Storage checks tokens with: the project's JWT secret (HMAC) and the public signing keys. */
+export interface StorageKeys {
+  secret: Uint8Array;
+  jwks: JSONWebKeySet;
+}
+
+/** Storage's keys from the stack's keys. */
+export function storageKeys(keys: Pick<ProjectKeys, "secret" | "published">): StorageKeys {
+  return { secret: new TextEncoder().encode(keys.secret), jwks: { keys: keys.published as JSONWebKeySet["keys"] } };
 }
 
 /**
- * Verifies the Authorization header's JWT (HS256 with the project secret, as Storage does with the
- * legacy secret). Failures become AccessDenied with the wording of the `jsonwebtoken` library that
- * Storage uses ("jwt expired", "invalid signature", ...), since that is what clients see.
+ * Verifies the Authorization header's JWT as Storage does (HS256 with the secret, or ES256/RS256
+ * with the published key its `kid` names). Failures are AccessDenied with the message of the
+ * `jose` library Storage uses ("Invalid Compact JWS" for a missing token, "signature verification
+ * failed", `"exp" claim timestamp check failed`...), since that is what clients see.
  */
-export async function verifyAuthorization(authorization: string | null, secret: Uint8Array): Promise<Identity> {
-  const token = (authorization ?? "").replace(BEARER, "").trim();
-  if (!token) throw storageErrors.accessDenied("jwt must be provided");
-  const payload = await verifyToken(token, secret).catch((error: unknown) => {
-    throw storageErrors.accessDenied(describeJwtError(error));
+export async function verifyAuthorization(authorization: string | null, keys: StorageKeys): Promise<Identity> {
+  const token = (authorization ?? "").replace(BEARER, "");
+  const payload = await verifyToken(token, keys).catch((error: unknown) => {
+    throw storageErrors.accessDenied(error instanceof Error ? error.message : "Invalid JWT");
   });
   const role = payload.role ?? "anon";
   if (!isDatabaseRole(role)) throw storageErrors.accessDenied(`role "${String(role)}" is not allowed`);
   return { token, claims: { ...payload, role }, role, sub: typeof payload.sub === "string" ? payload.sub : null };
 }
 
-/** Verifies any HS256 token of this project (API requests and signed URLs alike). */
-export async function verifyToken(token: string, secret: Uint8Array): Promise<JWTPayload & { role?: unknown }> {
-  const { payload } = await jwtVerify(token, secret, { algorithms: ["HS256", "HS384", "HS512"] });
+/** Verifies any token of this project (API requests and signed URLs alike); throws jose's errors. */
+export async function verifyToken(token: string, keys: StorageKeys): Promise<JWTPayload & { role?: unknown }> {
+  const published = keys.jwks.keys.length > 0 ? createLocalJWKSet(keys.jwks) : null;
+  const algorithms = ["HS256", ...(published ? ["ES256", "RS256"] : [])];
+  const { payload } = await jwtVerify(
+    token,
+    async (header, input) => {
+      if (header.alg.startsWith("HS") || !published) return keys.secret;
+      return published(header, input);
+    },
+    { algorithms },
+  );
   return payload;
 }
 
-/** The `jsonwebtoken` message for a verification failure. */
-export function describeJwtError(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return "jwt expired";
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return "invalid signature";
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return "invalid algorithm";
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return error.claim === "nbf" ? "jwt not active" : "invalid token";
-  return "jwt malformed";
+/** The header of a token when it can be read (for telling tokens apart), else null. */
+export function tokenHeader(token: string): ReturnType<typeof decodeProtectedHeader> | null {
+  try {
+    return decodeProtectedHeader(token);
+  } catch {
+    return null;
+  }
 }
 
 function isDatabaseRole(value: unknown): value is DatabaseRole {

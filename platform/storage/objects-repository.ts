@@ -181,3 +181,48 @@ export async function listFolder(tx: Queryable, bucketId: string, options: ListO
     order by kind, case when kind = 0 then name end ${direction}, ${fileOrder} ${direction}, name ${direction}
     limit ${options.limit} offset ${options.offset}`;
 }
+
+/** One entry of a list-v2 page: an object, or a folder (`id` null, name ending in "/"). */
+export interface ListV2Entry {
+  id: string | null;
+  name: string;
+  metadata: ObjectMetadata | null;
+  updated_at: Date | null;
+  created_at: Date | null;
+  last_accessed_at: Date | null;
+}
+
+/**
+ * A page of objects under `prefix` after the cursor `startAfter`, in byte order of name (Storage's
+ * `COLLATE "C"`), as the caller may see them. With `delimiter`, everything below the next "/" is
+ * one folder entry, as Storage's search_v2 answers.
+ */
+export async function listPage(tx: Queryable, bucketId: string, options: { prefix: string; startAfter: string; limit: number; delimiter: boolean; descending: boolean }): Promise<ListV2Entry[]> {
+  const pattern = `${options.prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const order = options.descending ? tx`desc` : tx`asc`;
+  const after = options.descending ? tx`<` : tx`>`;
+  const noCursor = options.startAfter === "";
+  if (!options.delimiter) {
+    return tx<ListV2Entry[]>`
+      select id, name, metadata, updated_at, created_at, last_accessed_at from storage.objects
+      where bucket_id = ${bucketId} and name like ${pattern}
+        and (${noCursor} or name collate "C" ${after} ${options.startAfter})
+      order by name collate "C" ${order} limit ${options.limit}`;
+  }
+  const offset = options.prefix.length;
+  return tx<ListV2Entry[]>`
+    with keyed as (
+      select id, name, metadata, updated_at, created_at, last_accessed_at,
+        case when strpos(substr(name, ${offset} + 1), '/') > 0
+          then left(name, ${offset} + strpos(substr(name, ${offset} + 1), '/')) else name end as key
+      from storage.objects where bucket_id = ${bucketId} and name like ${pattern}
+    )
+    select case when bool_and(key = name) then (array_agg(id))[1] end as id, key as name,
+      case when bool_and(key = name) then (array_agg(metadata))[1] end as metadata,
+      case when bool_and(key = name) then max(updated_at) end as updated_at,
+      case when bool_and(key = name) then max(created_at) end as created_at,
+      case when bool_and(key = name) then max(last_accessed_at) end as last_accessed_at
+    from keyed
+    where ${noCursor} or key collate "C" ${after} ${options.startAfter}
+    group by key order by key collate "C" ${order} limit ${options.limit}`;
+}

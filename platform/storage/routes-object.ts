@@ -12,12 +12,14 @@ import {
   deleteObjects,
   findObject,
   listFolder,
+  listPage,
   renameObject,
   visibleNames,
   writeObject,
   type ObjectRow,
 } from "./objects-repository.ts";
-import { deleteObjectsBody, listObjectsBody, moveBody, readJson, signBody, signManyBody } from "./schemas.ts";
+import { deleteObjectsBody, listObjectsBody, listV2Body, moveBody, readJson, signBody, signManyBody } from "./schemas.ts";
+import { transformationsString } from "./image-transform.ts";
 import {
   signedUploadPath,
   signedUrlPath,
@@ -56,6 +58,7 @@ function resolve(method: string, segments: string[], h: Handlers): Handler | nul
   const n = segments.length;
   const read = method === "GET" || method === "HEAD";
   if (method === "POST" && first === "list" && n === 3) return h.list;
+  if (method === "POST" && first === "list-v2" && n === 3) return h.listV2;
   if (method === "POST" && (first === "move" || first === "copy") && n === 2) return first === "move" ? h.move : h.copy;
   if (first === "sign") {
     if (method === "POST" && n === 3) return h.signMany;
@@ -90,7 +93,7 @@ function objectHandlers(ctx: StorageContext) {
     headers: request.headers,
     operation,
   });
-  const authenticate = (request: Request) => verifyAuthorization(request.headers.get("authorization"), ctx.jwtKey);
+  const authenticate = (request: Request) => verifyAuthorization(request.headers.get("authorization"), ctx.keys);
 
   const existingBucket = async (bucketId: string): Promise<BucketRow> => {
     const bucket = await findBucket(ctx.db, bucketId);
@@ -195,19 +198,22 @@ function objectHandlers(ctx: StorageContext) {
     downloadSigned: (async (request) => {
       const url = new URL(request.url);
       const { bucketId, objectName } = objectLocation(url.pathname, 2);
-      await verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.jwtKey);
+      await verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.keys);
       return serve(request, () => findObject(ctx.db, bucketId, objectName));
     }) satisfies Handler,
 
     signOne: (async (request) => {
       const identity = await authenticate(request);
       const { bucketId, objectName } = objectLocation(new URL(request.url).pathname, 2);
-      const { expiresIn } = await readJson(request, signBody);
+      const { expiresIn, transform } = await readJson(request, signBody);
       const scope = scopeOf(request, identity, "storage.object.sign");
       const object = await asCaller(ctx.db, scope, (tx) => findObject(tx, bucketId, objectName));
       if (!object) throw storageErrors.noSuchKey();
-      const token = await signObjectToken(bucketId, objectName, expiresIn, ctx.jwtKey);
-      return Response.json({ signedURL: signedUrlPath(bucketId, objectName, token) });
+      // A URL signed with `transform` is an image URL: /render/image/sign/..., its token naming the transformations.
+      const transformations = transform ? transformationsString(transform) : "";
+      const token = await signObjectToken(bucketId, objectName, expiresIn, ctx.keys, transformations || undefined);
+      const path = signedUrlPath(bucketId, objectName, token);
+      return Response.json({ signedURL: transformations ? path.replace(/^\/object\/sign\//, "/render/image/sign/") : path });
     }) satisfies Handler,
 
     signMany: (async (request) => {
@@ -219,7 +225,7 @@ function objectHandlers(ctx: StorageContext) {
       const results = await Promise.all(
         paths.map(async (path) =>
           visible.has(path)
-            ? { error: null, path, signedURL: signedUrlPath(bucketId, path, await signObjectToken(bucketId, path, expiresIn, ctx.jwtKey)) }
+            ? { error: null, path, signedURL: signedUrlPath(bucketId, path, await signObjectToken(bucketId, path, expiresIn, ctx.keys)) }
             : { error: CANNOT_SIGN, path, signedURL: null },
         ),
       );
@@ -265,6 +271,29 @@ function objectHandlers(ctx: StorageContext) {
         }),
       );
       return Response.json(entries);
+    }) satisfies Handler,
+
+    listV2: (async (request) => {
+      const identity = await authenticate(request);
+      const { bucketId } = objectLocation(new URL(request.url).pathname, 2);
+      const body = await readJson(request, listV2Body);
+      const limit = Math.min(body.limit ?? 1000, 1000);
+      const cursor = body.cursor ? decodeCursor(body.cursor) : null;
+      const descending = (cursor?.order ?? body.sortBy?.order) === "desc";
+      const scope = scopeOf(request, identity, "storage.object.list_v2");
+      const rows = await asCaller(ctx.db, scope, (tx) =>
+        listPage(tx, bucketId, { prefix: body.prefix, startAfter: cursor?.startAfter ?? "", limit: limit + 1, delimiter: body.with_delimiter === true, descending }),
+      );
+      const hasNext = rows.length > limit;
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return Response.json({
+        hasNext,
+        nextCursor: hasNext ? encodeCursor(last.name, descending ? "desc" : "asc") : undefined,
+        nextCursorKey: hasNext ? last.name : undefined,
+        folders: page.filter((entry) => entry.id === null).map((entry) => ({ ...entry, bucket_id: bucketId })),
+        objects: page.filter((entry) => entry.id !== null).map((entry) => ({ ...entry, bucket_id: bucketId })),
+      });
     }) satisfies Handler,
 
     infoAny: info(false, 2),
@@ -322,7 +351,7 @@ function objectHandlers(ctx: StorageContext) {
       await existingBucket(bucketId);
       const upsert = request.headers.get("x-upsert") === "true";
       await assertCanUpload(ctx, scopeOf(request, identity, "storage.object.upload_sign"), bucketId, objectName, upsert);
-      const token = await signUploadToken(bucketId, objectName, { owner: identity.sub, upsert }, ctx.jwtKey);
+      const token = await signUploadToken(bucketId, objectName, { owner: identity.sub, upsert }, ctx.keys);
       return Response.json({ url: signedUploadPath(bucketId, objectName, token), token });
     }) satisfies Handler,
 
@@ -330,7 +359,7 @@ function objectHandlers(ctx: StorageContext) {
       const url = new URL(request.url);
       const { bucketId, objectName } = objectLocation(url.pathname, 3);
       const token = url.searchParams.get("token") ?? undefined;
-      const grant = await verifyUploadToken(token, bucketId, objectName, ctx.jwtKey);
+      const grant = await verifyUploadToken(token, bucketId, objectName, ctx.keys);
       // The URL's holder was authorised when it was signed; the upload itself runs with the service
       // role and records the signer as owner, as Storage does.
       const identity: Identity = {
@@ -342,6 +371,23 @@ function objectHandlers(ctx: StorageContext) {
       return receive(request, scopeOf(request, identity, "storage.object.upload_signed"), bucketId, objectName, grant.upsert);
     }) satisfies Handler,
   };
+}
+
+/** Storage's continuation token: base64 of "l:<last key>" and "o:<order>" lines. */
+function encodeCursor(startAfter: string, order: "asc" | "desc"): string {
+  return Buffer.from(`l:${startAfter}\no:${order}`).toString("base64");
+}
+
+/** Reads a continuation token back; anything else is Storage's InvalidParameter. */
+function decodeCursor(token: string): { startAfter: string; order: string } {
+  const result = { startAfter: "", order: "asc" };
+  for (const part of Buffer.from(token, "base64").toString().split("\n")) {
+    const match = /^(\S):(.*)$/.exec(part);
+    if (!match || !["l", "o", "c", "a"].includes(match[1])) throw storageErrors.invalidParameter("continuation token");
+    if (match[1] === "l") result.startAfter = match[2];
+    if (match[1] === "o") result.order = match[2];
+  }
+  return result;
 }
 
 /** Deletes the bytes of deleted rows; a failure only leaves an unreferenced file behind. */

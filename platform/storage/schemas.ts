@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { storageErrors } from "./errors.ts";
+import { transformOptions } from "./image-transform.ts";
 
 /**
  * Request bodies of the Storage API as storage-js sends them. Unknown fields are ignored (clients
@@ -34,8 +35,19 @@ export const listBucketsQuery = z.object({
   search: z.string().default(""),
 });
 
-/** POST /object/sign/{bucket}/{path} */
-export const signBody = z.object({ expiresIn });
+/** POST /object/sign/{bucket}/{path} (`transform` signs an image URL) */
+export const signBody = z.object({ expiresIn, transform: transformOptions.optional() });
+
+/** POST /object/list-v2/{bucket} (storage-js `listV2`): cursor-based listing, optionally one folder level. */
+export const listV2Body = z.object({
+  prefix: z.string().default(""),
+  limit: z.number().int().min(1).optional(),
+  cursor: z.string().optional(),
+  with_delimiter: z.boolean().optional(),
+  sortBy: z
+    .object({ column: z.enum(["name", "updated_at", "created_at"]), order: z.enum(["asc", "desc"]).optional() })
+    .optional(),
+});
 
 /** POST /object/sign/{bucket} */
 export const signManyBody = z.object({ expiresIn, paths: z.array(z.string()).min(1).max(1000) });

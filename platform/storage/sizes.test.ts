@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeSize, parseBucketSize, parseConfigSize } from "./sizes.ts";
+import { parseBucketSize, parseConfigSize } from "./sizes.ts";
 
 describe("config.toml sizes", () => {
   it("reads units as binary, as the Supabase CLI does", () => {
@@ -29,13 +29,5 @@ describe("bucket sizes", () => {
   it("refuses binary units and bare numbers in strings, as Storage does", () => {
     expect(parseBucketSize("20MiB")).toBeNull();
     expect(parseBucketSize("20")).toBeNull();
-  });
-});
-
-describe("describeSize", () => {
-  it("states the bytes and a readable unit", () => {
-    expect(describeSize(52428800)).toBe("52428800 bytes (50 MiB)");
-    expect(describeSize(1024)).toBe("1024 bytes (1 KiB)");
-    expect(describeSize(1000)).toBe("1000 bytes");
   });
 });

@@ -39,16 +39,3 @@ export function parseBucketSize(value: string): number | null {
   if (!match) return null;
   return Math.round(Number(match[1]) * DECIMAL_UNITS[match[2].toLowerCase()]);
 }
-
-/** A byte count for error messages: "52428800 bytes (50 MiB)". */
-export function describeSize(bytes: number): string {
-  const units: Array<[string, number]> = [
-    ["GiB", 1024 ** 3],
-    ["MiB", 1024 ** 2],
-    ["KiB", 1024],
-  ];
-  const [unit, size] = units.find(([, size]) => bytes >= size) ?? ["", 1];
-  if (!unit) return `${bytes} bytes`;
-  const amount = Number((bytes / size).toFixed(2));
-  return `${bytes} bytes (${amount} ${unit})`;
-}

@@ -342,7 +342,7 @@ describe("the signed-in user", () => {
     const [message] = await bodyOf<{ id: string; subject: string }[]>(await fetch(`${env.mailUrl}/api/messages?to=${encodeURIComponent(newEmail)}`));
     expect(message.subject).toBe("Confirm Email Change");
     const { html } = await bodyOf<{ html: string }>(await fetch(`${env.mailUrl}/api/messages/${message.id}`));
-    const code = /enter this code: (\d{6})/.exec(html)![1];
+    const code = /enter the code: (\d{6})/.exec(html)![1];
     const verified = await anon().auth.verifyOtp({ email: newEmail, token: code, type: "email_change" });
     expect(verified.error).toBeNull();
     expect(verified.data.user).toMatchObject({ id: user.id, email: newEmail });
@@ -358,7 +358,8 @@ describe("the signed-in user", () => {
     expect((await user.supabase.auth.updateUser({ email: newEmail })).error).toBeNull();
     const [message] = await bodyOf<{ id: string }[]>(await fetch(`${env.mailUrl}/api/messages?to=${encodeURIComponent(user.email)}`));
     const { html } = await bodyOf<{ html: string }>(await fetch(`${env.mailUrl}/api/messages/${message.id}`));
-    const link = /href="([^"]+)"/.exec(html)![1];
+    // Go's html/template escapes "&" in the href, as GoTrue's mail does.
+    const link = /href="([^"]+)"/.exec(html)![1].replace(/&amp;/g, "&");
     expect(link.startsWith(`${env.url}/auth/v1/verify?token=`)).toBe(true);
     const response = await fetch(link, { redirect: "manual" });
     expect(response.status).toBe(303);
@@ -583,16 +584,25 @@ describe("service endpoints", () => {
     const health = await authFetch("/health");
     expect(await bodyOf(health)).toMatchObject({ name: "GoTrue" });
     const settings = await bodyOf(await authFetch("/settings"));
-    expect(settings).toMatchObject({ disable_signup: false, mailer_autoconfirm: true, external: { email: true, anonymous_users: false } });
+    // The test stack turns anonymous sign-ins on (test/fixtures/config.toml).
+    expect(settings).toMatchObject({ disable_signup: false, mailer_autoconfirm: true, external: { email: true, anonymous_users: true, phone: true } });
     const jwks = await authFetch("/.well-known/jwks.json");
-    expect(await bodyOf(jwks)).toEqual({ keys: [] });
+    const { keys } = await bodyOf<{ keys: Record<string, unknown>[] }>(jwks);
+    expect(keys.map((key) => [key.kid, key.alg, key.use, key.key_ops])).toEqual([
+      ["local-only-test-key-es256-0001", "ES256", "sig", ["verify"]],
+      ["local-only-test-key-rs256-0002", "RS256", "sig", ["verify"]],
+    ]);
+    expect(keys.some((key) => "d" in key || key.kty === "oct")).toBe(false);
     expect(jwks.headers.get("cache-control")).toBe("public, max-age=600");
   });
 
-  it("getClaims on an HS256 token is answered through /user", async () => {
-    const { supabase, id } = await signedUpUser();
+  it("getClaims verifies the stack's ES256 access token against the published JWKS", async () => {
+    const { supabase, id, session } = await signedUpUser();
     const { data: claims, error } = await supabase.auth.getClaims();
     expect(error).toBeNull();
     expect(claims!.claims.sub).toBe(id);
+    expect(claims!.header).toMatchObject({ alg: "ES256", kid: "local-only-test-key-es256-0001", typ: "JWT" });
+    const forged = `${session.access_token.slice(0, session.access_token.lastIndexOf(".") + 1)}${"A".repeat(86)}`;
+    expect((await supabase.auth.getClaims(forged)).error).toMatchObject({ message: "Invalid JWT signature" });
   });
 });

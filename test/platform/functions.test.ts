@@ -123,7 +123,8 @@ describe("what a function sees", () => {
     expect(data.anonKeyRole).toBe("anon");
     expect(data.serviceRoleKeyRole).toBe("service_role");
     expect(data.publishableKeys).toEqual(["default"]);
-    expect(data.jwksKeyTypes).toEqual(["oct"]);
+    // The test stack has signing keys (test/fixtures/config.toml): their public halves, then the legacy secret.
+    expect(data.jwksKeyTypes).toEqual(["EC", "RSA", "oct"]);
     expect(data.resendBaseUrl).toBe(env.mailUrl);
   });
 

@@ -90,6 +90,15 @@ const endpoints: Endpoint[] = [
   { name: "GET /api/jobs/{executionId}", service: "workflows", method: "GET", path: (slot) => `/api/jobs/${slot}`, headers: () => ({ "x-api-key": workflowKey }) },
   { name: "GET /api/workflows/{slot}/status", service: "workflows", method: "GET", path: (slot) => `/api/workflows/${slot}/status`, headers: () => ({ "x-api-key": workflowKey }) },
   { name: "GET /api/users/me/usage-limits", service: "workflows", method: "GET", path: (slot) => `/api/users/me/usage-limits?x=${slot}`, headers: () => ({ "x-api-key": slotKey() }) },
+  // Workflow user code where there are no Web Workers: the project's own functions call it with the service key.
+  {
+    name: "workflow-sandbox",
+    service: "workflows",
+    method: "POST",
+    path: () => "/functions/v1/workflow-sandbox",
+    body: (value) => ({ kind: "function", source: value, valuesJson: "[]", timeoutMs: 200, memoryBytes: 2 * 1024 * 1024, maxResultChars: 1_000 }),
+    headers: service,
+  },
   // Auth.
   { name: "auth signup", service: "auth", method: "POST", path: () => "/auth/v1/signup", body: (value) => ({ email: value, password: value }), headers: anon },
   { name: "auth token", service: "auth", method: "POST", path: (slot) => `/auth/v1/token?grant_type=${slot === "" ? "password" : slot}`, body: (value) => ({ email: value, password: value, refresh_token: value }), headers: anon },

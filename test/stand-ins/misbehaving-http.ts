@@ -8,6 +8,7 @@
  * |---|---|
  * | `/echo` | 200 JSON `{method, path, query, headers, body}` |
  * | `/json`, `/text`, `/empty` | a JSON object, plain text, 204 |
+ * | `/orders/<id>` | a well-behaved order API: 200 `{id, status, items}` for a numeric id, else 404 |
  * | `/status/<code>` [`retryAfter`] | that status with `{status}` |
  * | `/flaky/<key>` [`fail`=n, `status`, `retryAfter`, `mode`=status\|reset\|hang] | fails the first n calls of `key`, then 200 `{attempts}` |
  * | `/hang` | never answers |
@@ -73,6 +74,8 @@ export async function startMisbehavingServer(port = 0): Promise<MisbehavingServe
       case "text":
         response.writeHead(200, { "content-type": "text/plain" }).end("plain words");
         return;
+      case "orders":
+        return /^\d+$/.test(arg ?? "") ? json(response, 200, { id: Number(arg), status: "shipped", items: 2 }) : json(response, 404, { error: "order not found" });
       case "empty":
         response.writeHead(204).end();
         return;

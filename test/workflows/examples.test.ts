@@ -1,9 +1,17 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
 import { validateWorkflowState } from "../../supabase/functions/_shared/workflows/state/validate.ts";
+import { ExampleStandIns } from "../stand-ins/examples.ts";
 import { loadExamples } from "./examples.ts";
 
 const examples = loadExamples();
+let standIns: ExampleStandIns;
+beforeAll(async () => {
+  standIns = await ExampleStandIns.start();
+});
+afterAll(async () => {
+  await standIns.close();
+});
 
 describe("the runnable examples in examples/workflows", () => {
   it("exist", () => {
@@ -19,7 +27,8 @@ describe("the runnable examples in examples/workflows", () => {
 
       for (const sample of example.samples) {
         it(`produces the documented output: ${sample.description}`, async () => {
-          const result = await executeWorkflow({ workflow: example.state, trigger: sample.trigger, env: sample.env });
+          const { env, services } = standIns.prepare(sample.env, sample.standIns);
+          const result = await executeWorkflow({ workflow: example.state, trigger: sample.trigger, env, services });
           expect(result.status).toBe(sample.expect.status);
           expect(result.output).toEqual(sample.expect.output);
         });

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TriggerRequest } from "../../supabase/functions/_shared/workflows/engine/context.ts";
+import type { SampleStandIns } from "../stand-ins/examples.ts";
 
 /** One example: a workflow and sample runs with what each must produce. */
 export interface Example {
@@ -10,7 +11,8 @@ export interface Example {
   name: string;
   description: string;
   state: unknown;
-  samples: { description: string; trigger: TriggerRequest; env?: Record<string, string>; expect: { status: string; output: unknown } }[];
+  /** `standIns`: what the outside-reaching blocks' stand-ins answer (test/stand-ins/examples.ts). */
+  samples: { description: string; trigger: TriggerRequest; env?: Record<string, string>; standIns?: SampleStandIns; expect: { status: string; output: unknown } }[];
 }
 
 const DIR = fileURLToPath(new URL("../../examples/workflows/", import.meta.url));

@@ -147,6 +147,18 @@ const mutations: Record<string, Mutation> = {
     s.edges = s.edges.filter((edge) => edge.source !== "api");
   },
   "shape: not an object": () => undefined,
+  "caps: too many blocks": (s) => {
+    for (let index = 0; index < 500; index++) s.blocks[`extra${index}`] = { id: `extra${index}`, type: "variables", name: `Extra ${index}`, config: { assignments: [] }, enabled: true };
+  },
+  "caps: too many edges": (s) => {
+    for (let index = 0; index < 2_001; index++) s.edges.push({ id: `extra${index}`, source: "api", target: "check" });
+  },
+  "caps: state too large": (s) => Object.assign(s.blocks.work, { config: { code: `return '${"x".repeat(2_200_000)}';` } }),
+  "caps: every cap at once, and nothing else looked at": (s) => {
+    for (let index = 0; index < 501; index++) s.blocks[`extra${index}`] = { id: `extra${index}`, type: "nonsense", name: "", config: {}, enabled: true };
+    for (let index = 0; index < 2_001; index++) s.edges.push({ id: "same", source: "nowhere", target: "nothing" });
+    Object.assign(s.blocks.work, { config: { code: "x".repeat(2_200_000) } });
+  },
 };
 
 /** Every case: a name and a state (some deliberately malformed). */

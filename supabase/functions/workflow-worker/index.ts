@@ -10,6 +10,7 @@ import { workflowErrors as errors, workflowLog } from "../_shared/http/workflow-
 import { defaultRunServices } from "../_shared/workflows/api/run-services.ts";
 import { drainRunQueue } from "../_shared/workflows/runs/async-worker.ts";
 import { workerRequestSchema } from "../_shared/workflows/runs/worker-request.ts";
+import { asyncRunTimeoutMs } from "../_shared/workflows/engine/time-budget.ts";
 
 const log = workflowLog.with({ component: "workflow-worker" });
 
@@ -24,7 +25,7 @@ Deno.serve(serveEndpoint({
     const services = defaultRunServices();
     const result = await drainRunQueue({
       call: services.call, cache: services.cache, files: services.files,
-      runTimeoutMs: services.syncTimeoutMs, invocationBudgetMs: services.syncTimeoutMs,
+      runTimeoutMs: asyncRunTimeoutMs(), invocationBudgetMs: asyncRunTimeoutMs(),
       log: (event, fields) => log.error(event, fields),
     }, { batchSize: body.batch_size, visibilitySeconds: body.visibility_timeout });
     return Response.json(result);

@@ -27,10 +27,10 @@ select is(
 );
 select is(
   (select jsonb_object_agg(type, choice) from workflows_private.block_types where choice is not null),
-  '{"condition": {"prefix": "condition-", "list": "conditions", "noun": "condition"}, "router": {"prefix": "router-", "list": "routes", "noun": "route"}}'::jsonb,
-  'Only Condition and Router choose a path, each with its handle prefix'
+  '{"condition": {"prefix": "condition-", "list": "conditions", "noun": "condition"}, "router": {"prefix": "router-", "list": "routes", "noun": "route"}, "llm_router": {"prefix": "router-", "list": "routes", "noun": "route"}}'::jsonb,
+  'Only Condition, Router and LLM Router choose a path, each with its handle prefix'
 );
-select is((select count(*) from workflows_private.block_types where rules = '[]'::jsonb), 6::bigint, 'Block types without cross-field rules store an empty list');
+select is((select count(*) from workflows_private.block_types where rules = '[]'::jsonb), 8::bigint, 'Block types without cross-field rules store an empty list');
 
 select pg_temp.act_as('a2000000-0000-4000-8000-000000000001');
 select public.create_workspace('Rules');

@@ -16,13 +16,14 @@ import { workflowErrors as errors, workflowLog } from "../../http/workflow-error
 import type { TriggerRequest } from "../engine/context.ts";
 import { WorkflowError } from "../engine/errors.ts";
 import { executeWorkflow } from "../engine/execute.ts";
+import { MAX_REQUEST_BODY_BYTES } from "../engine/limits.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, StoredResponse } from "../runs/lifecycle-answers.ts";
 import { endingOf, finishRun, prepareRun, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
 import { refusalError } from "./refusals.ts";
 import { manualAnswer, toHttpResponse } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
-import { manualRunBodySchema, MAX_MANUAL_BODY_BYTES } from "./schemas.ts";
+import { manualRunBodySchema } from "./schemas.ts";
 
 /** A manual run's refusal after admission, recorded with the run. */
 async function refuse(services: RunServices, executionId: string, status: number, code: string, message: string, extra: Record<string, unknown> = {}): Promise<Response> {
@@ -40,7 +41,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
   const { id } = readParams(c.req.param() as Record<string, string>, errors);
   if (!isUuid(id)) throw new HttpError(404, "NOT_FOUND", `Workflow ${id} not found`);
   const empty = request.body === null || request.headers.get("content-length") === "0";
-  const body = validate(manualRunBodySchema, empty ? {} : await readJson(request, { errors, maxBytes: MAX_MANUAL_BODY_BYTES, contentType: null }), "body", errors);
+  const body = validate(manualRunBodySchema, empty ? {} : await readJson(request, { errors, maxBytes: MAX_REQUEST_BODY_BYTES, contentType: null }), "body", errors);
 
   const hints = services.cache.admitHints(id);
   const answer = (await services.call("admit_workflow_run", {

@@ -1,6 +1,6 @@
 /** The request shapes of the workflow service's HTTP surfaces, in one place (docs/openapi.yaml agrees). */
 import { z } from "zod";
-import { DEFAULT_RUN_TIMEOUT_MS } from "../engine/execute.ts";
+import { syncRunTimeoutMs } from "../engine/time-budget.ts";
 
 /** The body of a manual run; every part is optional. */
 export const manualRunBodySchema = z
@@ -9,8 +9,8 @@ export const manualRunBodySchema = z
     input: z.unknown().optional(),
     /** Which trigger to start from when the workflow has several. */
     triggerBlockId: z.string().min(1).max(200).optional(),
-    /** A shorter run timeout than the default. */
-    timeoutMs: z.number().int().min(1).max(DEFAULT_RUN_TIMEOUT_MS).optional(),
+    /** A shorter run timeout than the synchronous budget (engine/time-budget.ts), which is the default. */
+    timeoutMs: z.number().int().min(1).max(syncRunTimeoutMs()).optional(),
   })
   .strict();
 
@@ -33,5 +33,3 @@ export type ExecuteControls = z.output<typeof executeControlSchema>;
 /** Largest execute body: one 20 MB file as a base64 data URL (about 26.7 MiB) plus its other fields. */
 export const MAX_EXECUTE_BODY_BYTES = 32 * 1024 * 1024;
 
-/** Largest manual-run body. */
-export const MAX_MANUAL_BODY_BYTES = 1024 * 1024;

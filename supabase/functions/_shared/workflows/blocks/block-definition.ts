@@ -8,8 +8,8 @@ import type { z } from "zod";
 import type { ConfigRule } from "../state/config-rules.ts";
 import type { BlockHandler } from "./block-handler.ts";
 
-/** How a block takes part in a run; the structural rules differ per category. */
-export type BlockCategory = "trigger" | "control" | "core" | "container";
+/** How a block takes part in a run; the structural rules differ per category (`tools` run like `core`). */
+export type BlockCategory = "trigger" | "control" | "core" | "container" | "tools";
 
 /**
  * A block that chooses one of several paths (Condition, Router): one outgoing handle per entry of a
@@ -24,6 +24,8 @@ export interface ChoiceHandles {
   noun: string;
   /** The output field holding the chosen entry's id, or null when none was chosen. */
   outputField: string;
+  /** Where the run's context reports its decisions (`decisions.<group>`); the block type when absent. */
+  decisionGroup?: string;
 }
 
 /** One block type. */

@@ -3,7 +3,7 @@
  * resolved (references and environment variables filled in; code fields as ResolvedCode), does its
  * one job and returns an output object, or throws a WorkflowError.
  */
-import type { BlockOutput, ExecutorServices, TriggerRequest } from "../engine/context.ts";
+import type { BlockOutput, ExecutorServices, ModelUsage, TriggerRequest } from "../engine/context.ts";
 import type { BlockIdentity } from "../engine/errors.ts";
 
 /** What a handler can see and use during one execution of its block. */
@@ -25,9 +25,11 @@ export interface BlockRun<Input> {
   targetsOf(handle: string): BlockIdentity[];
   /**
    * Streams a piece of the block's output while it runs (an agent's tokens): the execute
-   * endpoint sends it as an SSE chunk `{blockId, chunk}`. A no-op when nobody listens.
+   * endpoint sends it as an SSE chunk `{blockId, chunk}`, secrets masked. A no-op when nobody listens.
    */
   emitChunk(chunk: string): void;
+  /** Reports a model call's tokens, for the run's cost. */
+  recordModelUsage(usage: ModelUsage): void;
 }
 
 /** A block type's behaviour. `execute` is a method so handlers of different inputs share one registry. */
@@ -36,6 +38,16 @@ export interface BlockHandler<Input = unknown> {
   readonly codePaths?: readonly string[];
   /** The block's timeout in ms when its config sets none, given its resolved input. */
   timeoutMs(input: Input): number;
+  /**
+   * True when the handler stops at `deadline` by itself and says why (sandboxed code ends with
+   * SANDBOX_TIMEOUT): the executor then arms no timer of its own, which would race it.
+   */
+  readonly stopsAtDeadline?: boolean;
+  /**
+   * Values of the resolved config that are credentials (an API key, an Authorization header): the
+   * run masks them in everything it returns, as it masks environment values.
+   */
+  secretsOf?(input: Input): string[];
   execute(run: BlockRun<Input>): BlockOutput | Promise<BlockOutput>;
 }
 

@@ -3,10 +3,11 @@
  * deadline. Only tests import it.
  */
 import { memoryFileStore } from "../engine/files.ts";
-import { quickjsSandbox } from "../engine/sandbox.ts";
+import { inlineSandbox } from "../engine/sandbox.ts";
 import { systemClock } from "../engine/clock.ts";
 import type { BlockIdentity } from "../engine/errors.ts";
 import type { BlockRun } from "./block-handler.ts";
+import { defaultOutboundServices } from "../outbound/services.ts";
 
 /** Builds a BlockRun around `input`; `overrides` replace any part. */
 export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>> = {}): BlockRun<Input> {
@@ -17,11 +18,12 @@ export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>>
     input,
     signal: new AbortController().signal,
     deadline: Date.now() + 5_000,
-    services: { sandbox: quickjsSandbox, clock: systemClock, files: memoryFileStore(() => "f1", () => Date.now()), newId: () => "id-1" },
+    services: { sandbox: inlineSandbox, clock: systemClock, files: memoryFileStore(() => "f1", () => Date.now()), newId: () => "id-1", outbound: defaultOutboundServices() },
     variables: new Map(),
     trigger: null,
     targetsOf: (handle) => targets[handle] ?? [],
     emitChunk: () => {},
+    recordModelUsage: () => {},
     ...overrides,
   };
 }

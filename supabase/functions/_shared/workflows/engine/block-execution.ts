@@ -6,11 +6,12 @@
  */
 import type { BlockRun } from "../blocks/block-handler.ts";
 import type { HandledBlockType } from "../state/catalogue.ts";
+import { chargeOutput } from "./budgets.ts";
 import type { Cancellation } from "./cancellation.ts";
 import { runContainer } from "./containers.ts";
 import type { BlockOutput } from "./context.ts";
 import { BlockError, describeBlock, messageOf, WorkflowError } from "./errors.ts";
-import type { CompiledNode } from "./graph.ts";
+import { isTrigger, type CompiledNode } from "./graph.ts";
 import { tokensOf } from "./run-references.ts";
 import type { Frame, Outcome, Run, ScopeRunner } from "./run-state.ts";
 import { closeSpan, notify, openBlockSpan } from "./trace-spans.ts";
@@ -18,8 +19,46 @@ import { asRecord } from "./values.ts";
 
 function toBlockError(node: CompiledNode, error: unknown): BlockError {
   if (error instanceof BlockError) return error;
-  if (error instanceof WorkflowError) return new BlockError(error.code, `${describeBlock(node.identity)}: ${error.message}`, node.identity, { cause: error });
+  if (error instanceof WorkflowError) return new BlockError(error.code, `${describeBlock(node.identity)}: ${error.message}`, node.identity, { cause: error, output: error.output });
   return new BlockError("BLOCK_FAILED", `${describeBlock(node.identity)}: ${messageOf(error)}`, node.identity, { cause: error });
+}
+
+/**
+ * A block's streamed text on its way to the run's listener. With secrets to mask, a chunk ending
+ * in what may be the start of a secret keeps that end back until the next chunk shows whether it
+ * is one (a model may split a secret across tokens), so each secret is masked whole; `flush` sends
+ * what is left when the block ends.
+ */
+class ChunkStream {
+  private pending = "";
+
+  constructor(
+    private readonly run: Run,
+    private readonly blockId: string,
+  ) {}
+
+  emit(chunk: string): void {
+    if (!this.run.onChunk || chunk === "") return;
+    this.pending += chunk;
+    const cut = this.run.safeStreamCut(this.pending);
+    if (cut === 0) return;
+    this.deliver(this.pending.slice(0, cut));
+    this.pending = this.pending.slice(cut);
+  }
+
+  flush(): void {
+    if (this.pending === "") return;
+    this.deliver(this.pending);
+    this.pending = "";
+  }
+
+  private deliver(text: string): void {
+    try {
+      this.run.onChunk?.(this.blockId, this.run.redactor.redactText(text));
+    } catch {
+      // A listener's failure must not change the run it listens to.
+    }
+  }
 }
 
 /** The run's own time limit as an error: the one its timer raised, or a new one. */
@@ -32,7 +71,7 @@ export function runTimeout(run: Run): WorkflowError {
  * Calls the handler. A synchronous handler returns its output directly (no promise, no timer, no
  * AbortController), which keeps simple blocks cheap; an asynchronous one races its own timeout.
  */
-function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: Cancellation): BlockOutput | Promise<BlockOutput> {
+function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: Cancellation, chunks: ChunkStream): BlockOutput | Promise<BlockOutput> {
   const handler = run.handlers[node.type as HandledBlockType];
   const configured = asRecord(input)?.timeoutMs;
   const timeoutMs = typeof configured === "number" ? configured : handler.timeoutMs(input);
@@ -53,13 +92,9 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
     variables: run.variables,
     trigger: node === run.triggerNode ? run.trigger : null,
     targetsOf: (handle) => node.targets.get(handle) ?? [],
-    emitChunk: (chunk) => {
-      if (run.onChunk === undefined) return;
-      try {
-        run.onChunk(node.id, run.redactor.redactText(chunk));
-      } catch {
-        // A listener's failure is its own; the block goes on.
-      }
+    emitChunk: (chunk) => chunks.emit(chunk),
+    recordModelUsage: (usage) => {
+      run.modelUsage.push({ ...usage });
     },
   };
   let result: BlockOutput | Promise<BlockOutput>;
@@ -79,8 +114,8 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
     const onAbort = () => reject(active.signal.reason);
     // Only the block's own timeout needs a timer: when the run's deadline comes first, the run's
     // timer cancels every block with RUN_TIMEOUT (a second timer here raced it, and could report
-    // the run's time limit as this block's).
-    const timer = ownDeadline < run.deadline
+    // the run's time limit as this block's). A handler that stops at its deadline itself needs none.
+    const timer = ownDeadline < run.deadline && !handler.stopsAtDeadline
       ? setTimeout(() => active.abort(new WorkflowError("BLOCK_TIMEOUT", `ran past its timeout of ${timeoutMs} ms`)), Math.max(0, ownDeadline - Date.now()))
       : undefined;
     const cleanup = () => {
@@ -112,16 +147,23 @@ export async function executeNode(run: Run, node: CompiledNode, frame: Frame, ca
   const startedAt = Date.now();
   const started = performance.now();
   const span = openBlockSpan(node, frame, startedAt);
+  const chunks = new ChunkStream(run, node.id);
   run.blocksExecuted++;
   try {
     const input = node.config.resolve(tokensOf(run, frame));
+    const secrets = node.subflow ? undefined : run.handlers[node.type as HandledBlockType].secretsOf?.(input);
+    if (secrets?.length) run.addSecrets(secrets);
     span.input = input;
-    const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, input, cancellation);
+    const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, input, cancellation, chunks);
+    chunks.flush();
+    // A trigger's output is the request, which the body cap bounds; every other output is charged.
+    if (!isTrigger(node)) chargeOutput(run, node, output);
     span.output = output;
     closeSpan(span, startedAt, started);
     notify(run, span);
     return { output, failed: false };
   } catch (caught) {
+    chunks.flush();
     closeSpan(span, startedAt, started);
     if (cancellation.aborted) {
       span.status = "cancelled";
@@ -140,8 +182,9 @@ export async function executeNode(run: Run, node: CompiledNode, frame: Frame, ca
     span.status = "error";
     span.error = error.message;
     span.errorCode = error.code;
+    const output: BlockOutput = { ...error.output, error: error.message, code: error.code };
+    if (error.output) span.output = output;
     if (node.hasErrorEdge) {
-      const output: BlockOutput = { error: error.message, code: error.code };
       span.errorHandled = true;
       span.output = output;
       notify(run, span);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileCode } from "./code-references.ts";
 import { compileValue } from "./resolver.ts";
-import { quickjsSandbox } from "./sandbox.ts";
+import { inlineSandbox } from "./sandbox.ts";
 import type { ResolvedCode } from "./resolver.ts";
 
 /** The source and, per slot, the reference and whether it is text. */
@@ -16,7 +16,7 @@ async function evaluate(code: string, values: Record<string, unknown>): Promise<
     ref: (token) => values[token.raw],
     env: (token) => values[token.raw] as string,
   }) as { code: ResolvedCode };
-  const { value } = await quickjsSandbox.run({ kind: "function", source: resolved.code.source, values: resolved.code.values, deadline: Date.now() + 5_000, memoryBytes: 32 * 1024 * 1024 });
+  const { value } = await inlineSandbox.run({ kind: "function", source: resolved.code.source, values: resolved.code.values, deadline: Date.now() + 5_000, memoryBytes: 32 * 1024 * 1024 });
   return value;
 }
 

@@ -4,6 +4,7 @@
  * in a fresh frame holding that iteration's outputs. Results come back as an array, one entry per
  * iteration, in order. Counts above the cap fail loudly (LIMIT_EXCEEDED) instead of stopping short.
  */
+import { chargeIterations } from "./budgets.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, TraceSpan } from "./context.ts";
 import { BlockError, WorkflowError } from "./errors.ts";
@@ -85,6 +86,7 @@ async function runBranches(count: number, runOne: (index: number, branch: Cancel
 export async function runContainer(run: Run, node: CompiledNode, frame: Frame, input: unknown, cancellation: Cancellation, span: TraceSpan, runScope: ScopeRunner): Promise<BlockOutput> {
   const subflow = node.subflow as NonNullable<CompiledNode["subflow"]>;
   const { count, items } = iterationsOf(node, asRecord(input) ?? {});
+  chargeIterations(run, node, count);
   const progress = { kind: subflow.kind, total: count, completed: 0 };
   run.subflows[`${node.id}${frame.key}`] = progress;
   const results: unknown[] = new Array(count).fill(null);

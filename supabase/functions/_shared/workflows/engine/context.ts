@@ -2,6 +2,7 @@
  * The shapes a run works with: how it was started, the services it may use (all injectable, so the
  * executor does no I/O of its own), block outputs, trace spans and the result it returns.
  */
+import type { OutboundServices } from "../outbound/services.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "./errors.ts";
 import type { Sandbox } from "./sandbox.ts";
 
@@ -61,6 +62,17 @@ export interface ExecutorServices {
   clock: Clock;
   files: FileStore;
   newId(): string;
+  /** The guarded fetch, model providers and prices, for blocks that reach outside (outbound/). */
+  outbound: OutboundServices;
+}
+
+/** One model call's token usage, as a block reports it for billing (finish_workflow_run's p_model_usage). */
+export interface ModelUsage {
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** True when the user's own provider key paid for the call (priced without the hosted markup). */
+  ownKey: boolean;
 }
 
 /** Where an iteration span or block span sits inside loops and parallels (innermost). */
@@ -76,13 +88,16 @@ export interface TraceSpan {
   id: string;
   blockId: string;
   name: string;
-  /** The block type, or `loop-iteration` / `parallel-branch` for iteration spans. */
+  /**
+   * The block type, `loop-iteration` / `parallel-branch` for iteration spans, or `truncated` for the
+   * marker that stands for spans cut past the trace's budget (trace-budget.ts).
+   */
   type: string;
   status: "success" | "error" | "cancelled";
   startedAt: string;
   endedAt: string;
   durationMs: number;
-  /** The resolved config the block ran with. */
+  /** The resolved config the block ran with (a marker when too long to report: trace-budget.ts). */
   input?: unknown;
   output?: unknown;
   error?: string;
@@ -91,6 +106,11 @@ export interface TraceSpan {
   errorHandled?: boolean;
   iteration?: IterationRef;
   children?: TraceSpan[];
+  /**
+   * How many spans past the trace's budget were cut (trace-budget.ts): on a span, among its
+   * descendants; on the `truncated` span that ends a run's top-level list, at the top level.
+   */
+  cut?: { spans: number };
 }
 
 /** The final HTTP answer a Response block set. */
@@ -135,6 +155,8 @@ export interface ExecutionResult {
   error: { code: WorkflowErrorCode; message: string; block: BlockIdentity | null } | null;
   traceSpans: TraceSpan[];
   context: ExecutionSnapshot;
+  /** Every model call of the run, in the order they finished (empty when no model was called). */
+  modelUsage: ModelUsage[];
   metadata: {
     trigger: TriggerKind;
     triggerBlockId: string | null;

@@ -3,6 +3,7 @@
  * tests branch on) and a message written for the person who built the workflow, naming the block,
  * field or reference at fault. Validation issues and their error are in state/issues.ts.
  */
+import type { OutboundErrorCode } from "../outbound/errors.ts";
 
 /** Stable error codes. */
 export type WorkflowErrorCode =
@@ -22,14 +23,22 @@ export type WorkflowErrorCode =
   | "SANDBOX_MEMORY_LIMIT"
   /** A block ran past its timeout. */
   | "BLOCK_TIMEOUT"
-  /** A loop, parallel or wait asked for more than its cap. */
+  /** A loop, parallel or wait asked for more than its cap, or the run's iterations passed their budget. */
   | "LIMIT_EXCEEDED"
+  /** A block's output, or the outputs of the run together, passed their size budget. */
+  | "OUTPUT_TOO_LARGE"
   /** A Router matched no route and has no `default` route. */
   | "NO_ROUTE"
   /** The whole run ran past its timeout. */
   | "RUN_TIMEOUT"
   /** The run was cancelled by its caller. */
-  | "CANCELLED";
+  | "CANCELLED"
+  /** An API block's request got a non-2xx answer (after its retries). */
+  | "HTTP_ERROR"
+  /** A model provider or vector store refused the call or answered something unusable. */
+  | "PROVIDER_ERROR"
+  /** An outbound call failed before any answer: blocked address, timeout, connection, size cap (outbound/errors.ts). */
+  | OutboundErrorCode;
 
 /** The block a failure belongs to, as the spec's `failedBlock` reports it. */
 export interface BlockIdentity {
@@ -41,11 +50,17 @@ export interface BlockIdentity {
 /** Base class: a message plus a stable code. */
 export class WorkflowError extends Error {
   readonly code: WorkflowErrorCode;
+  /**
+   * What the block produced before it failed (an API block's `status` and `headers`): laid under
+   * `{error, code}` in the output its `error` edge sees, and shown in its trace span.
+   */
+  readonly output?: Record<string, unknown>;
 
-  constructor(code: WorkflowErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: WorkflowErrorCode, message: string, options?: { cause?: unknown; output?: Record<string, unknown> }) {
     super(message, options);
     this.name = "WorkflowError";
     this.code = code;
+    if (options?.output) this.output = options.output;
   }
 }
 
@@ -53,7 +68,7 @@ export class WorkflowError extends Error {
 export class BlockError extends WorkflowError {
   readonly block: BlockIdentity;
 
-  constructor(code: WorkflowErrorCode, message: string, block: BlockIdentity, options?: { cause?: unknown }) {
+  constructor(code: WorkflowErrorCode, message: string, block: BlockIdentity, options?: { cause?: unknown; output?: Record<string, unknown> }) {
     super(code, message, options);
     this.name = "BlockError";
     this.block = block;

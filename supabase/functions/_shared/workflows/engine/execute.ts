@@ -7,20 +7,20 @@
 import { BLOCK_HANDLERS, type HandledBlockType } from "../state/catalogue.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import { systemClock } from "./clock.ts";
+import { defaultOutboundServices } from "../outbound/services.ts";
 import type { ExecutionResult, ExecutorServices, RunStatus, TraceSpan, TriggerRequest } from "./context.ts";
 import { BlockError, messageOf, WorkflowError, type BlockIdentity } from "./errors.ts";
 import { memoryFileStore } from "./files.ts";
 import { compileWorkflow, rootPlan, type CompiledWorkflow } from "./graph.ts";
 import { newFrame, ResponseSent, Run, snapshotOf } from "./run-state.ts";
-import { quickjsSandbox } from "./sandbox.ts";
+import { defaultSandbox } from "./sandbox-choice.ts";
 import { runScope } from "./scheduling.ts";
+import { syncRunTimeoutMs } from "./time-budget.ts";
+import { budgetContext, budgetTrace } from "./trace-budget.ts";
 import { chooseTrigger } from "./trigger-choice.ts";
 
 /** Validates and compiles a state once, to run it many times (graph.ts). */
 export { compileWorkflow };
-
-/** How long a run may take unless the caller says otherwise (Sim's free-plan sync limit). */
-export const DEFAULT_RUN_TIMEOUT_MS = 300_000;
 
 /** What executeWorkflow needs. */
 export interface ExecuteOptions {
@@ -31,6 +31,7 @@ export interface ExecuteOptions {
   env?: Readonly<Record<string, string>>;
   /** Aborting it cancels the run. */
   signal?: AbortSignal;
+  /** The run's time limit; by default a synchronous run's (time-budget.ts). */
   timeoutMs?: number;
   executionId?: string;
   services?: Partial<ExecutorServices>;
@@ -38,7 +39,7 @@ export interface ExecuteOptions {
   handlers?: Partial<Record<HandledBlockType, BlockHandler<unknown>>>;
   /** Called as each block (not iteration) finishes, with secrets masked; errors thrown by it are ignored. */
   onBlockComplete?: (span: TraceSpan) => void;
-  /** Called with each piece of text a block streams (`BlockRun.emitChunk`), secrets masked. */
+  /** Called with each piece of text a block streams (`BlockRun.emitChunk`), tagged with its block id, secrets masked; errors thrown by it are ignored. */
   onChunk?: (blockId: string, chunk: string) => void;
 }
 
@@ -50,7 +51,8 @@ function isCompiled(workflow: unknown): workflow is CompiledWorkflow {
  * Runs a workflow from a trigger. A state that is not runnable throws a ValidationError and an
  * unknown trigger a WorkflowError (both request errors); everything that happens once the run has
  * started, failures included, is reported in the returned result, with the environment's values
- * masked (redaction.ts): blocks used the real values, nothing that leaves the run shows them.
+ * masked (redaction.ts): blocks used the real values, nothing that leaves the run shows them. The
+ * trace and the context are kept to their budgets (trace-budget.ts); the output never is.
  */
 export async function executeWorkflow(options: ExecuteOptions): Promise<ExecutionResult> {
   const workflow = isCompiled(options.workflow) ? options.workflow : compileWorkflow(options.workflow);
@@ -58,13 +60,14 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
   const clock = options.services?.clock ?? systemClock;
   const newId = options.services?.newId ?? (() => crypto.randomUUID());
   const services: ExecutorServices = {
-    sandbox: options.services?.sandbox ?? quickjsSandbox,
+    sandbox: options.services?.sandbox ?? defaultSandbox(),
     clock,
     newId,
     files: options.services?.files ?? memoryFileStore(newId, () => clock.now()),
+    outbound: options.services?.outbound ?? defaultOutboundServices(),
   };
   const startTime = Date.now();
-  const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? syncRunTimeoutMs();
   const run = new Run(
     workflow,
     options.executionId ?? newId(),
@@ -100,7 +103,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
   }
   const endTime = Date.now();
   const response = run.response;
-  return run.redactor.redact<ExecutionResult>({
+  const result = run.redactor.redact<ExecutionResult>({
     executionId: run.executionId,
     success: status === "success",
     status,
@@ -109,6 +112,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     error,
     traceSpans: root.spans,
     context: snapshotOf(run, root),
+    modelUsage: run.modelUsage,
     metadata: {
       trigger: options.trigger.kind,
       triggerBlockId: triggerNode.id,
@@ -118,4 +122,6 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
       blocksExecuted: run.blocksExecuted,
     },
   });
+  // Without secrets to mask the result holds the run's own objects, whose sizes were measured already.
+  return { ...result, traceSpans: budgetTrace(result.traceSpans, run.sizes), context: budgetContext(result.context, run.sizes) };
 }

@@ -8,13 +8,13 @@
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts";
 import { Cancellation } from "./cancellation.ts";
-import type { BlockOutput, ExecutionSnapshot, ExecutorServices, TraceSpan, TriggerRequest } from "./context.ts";
+import type { BlockOutput, ExecutionSnapshot, ExecutorServices, ModelUsage, TraceSpan, TriggerRequest } from "./context.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
 import { secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "./resolver.ts";
 
-/** Block types whose decisions the context reports, each with an entry even when it never ran. */
-const CHOOSING_TYPES = BLOCK_DEFINITIONS.filter((definition) => "choice" in definition).map((definition) => definition.type);
+/** Where the context reports each choosing block type's decisions: one entry per group, even when none ran. */
+const DECISION_GROUPS = [...new Set(BLOCK_DEFINITIONS.flatMap((definition) => ("choice" in definition && definition.choice ? [definition.choice.decisionGroup ?? definition.type] : [])))];
 
 /** Marks the root scope's abort when a Response block has answered: the run is over, successfully. */
 export class ResponseSent {
@@ -70,15 +70,29 @@ export type ChunkObserver = (blockId: string, chunk: string) => void;
 /** State shared by every scope of one run. */
 export class Run {
   readonly variables = new Map<string, unknown>();
-  readonly decisions: ExecutionSnapshot["decisions"] = Object.fromEntries(CHOOSING_TYPES.map((type) => [type, {}]));
+  readonly decisions: ExecutionSnapshot["decisions"] = Object.fromEntries(DECISION_GROUPS.map((group) => [group, {}]));
   readonly subflows: ExecutionSnapshot["subflows"] = {};
   readonly activePath: string[] = [];
   /** The root of the cancellation tree: run timeout, the caller's signal and a Response abort it. */
   readonly cancellation = new Cancellation();
-  /** Masks the environment's values in whatever leaves the run (its result, the spans it reports). */
-  readonly redactor: Redactor;
+  /**
+   * Masks secrets in whatever leaves the run (its result, the spans and chunks it reports): the
+   * environment's values, and credentials blocks were configured with (addSecrets).
+   */
+  redactor: Redactor;
+  /** Every model call's usage, in the order reported. */
+  readonly modelUsage: ModelUsage[] = [];
   blocksExecuted = 0;
+  /** Iterations and branches charged so far (budgets.ts). */
+  iterationsUsed = 0;
+  /** JSON characters of the block outputs charged so far (budgets.ts). */
+  outputChars = 0;
+  /** Sizes of outputs measured already, so a loop's results are not measured twice (json-size.ts). */
+  readonly sizes = new WeakMap<object, number>();
   response: BlockOutput | null = null;
+  private readonly secrets: Set<string>;
+  /** Streams need no holding back when no secret is longer than one character. */
+  private longestSecret = 0;
 
   constructor(
     readonly workflow: CompiledWorkflow,
@@ -92,7 +106,48 @@ export class Run {
     readonly onBlockComplete: SpanObserver | undefined,
     readonly onChunk: ChunkObserver | undefined = undefined,
   ) {
-    this.redactor = secretRedactor(Object.values(env));
+    this.secrets = new Set(Object.values(env));
+    this.redactor = secretRedactor(this.secrets);
+    for (const value of this.secrets) this.longestSecret = Math.max(this.longestSecret, value.length);
+  }
+
+  /** Masks these values too from now on (and in the result); a no-op for values already known. */
+  addSecrets(values: readonly string[]): void {
+    const before = this.secrets.size;
+    for (const value of values) {
+      if (!value) continue;
+      this.secrets.add(value);
+      this.longestSecret = Math.max(this.longestSecret, value.length);
+    }
+    if (this.secrets.size !== before) this.redactor = secretRedactor(this.secrets);
+  }
+
+  /**
+   * How much of a block's streamed text can go out now: all of it but a tail that may be the start
+   * of a secret (the next chunk may complete it), and never through the middle of a secret already
+   * there. Text without such a tail goes out as it came.
+   */
+  safeStreamCut(text: string): number {
+    if (this.longestSecret <= 1) return text.length;
+    let held = 0;
+    for (const secret of this.secrets) {
+      for (let length = Math.min(secret.length - 1, text.length); length > held; length--) {
+        if (text.endsWith(secret.slice(0, length))) {
+          held = length;
+          break;
+        }
+      }
+    }
+    let cut = text.length - held;
+    for (const secret of this.secrets) {
+      for (let at = text.indexOf(secret); at >= 0 && at < cut; at = text.indexOf(secret, at + 1)) {
+        if (at + secret.length > cut) {
+          cut = at;
+          break;
+        }
+      }
+    }
+    return cut;
   }
 }
 
@@ -113,7 +168,7 @@ export function recordOutcome(run: Run, frame: Frame, node: CompiledNode, outcom
   frame.last = outcome.output;
   if (frame.parent === null) run.activePath.push(node.id);
   if (outcome.failed) return;
-  if (node.choice) run.decisions[node.type][`${node.id}${frame.key}`] = (outcome.output[node.choice.outputField] as string | null) ?? null;
+  if (node.choice) run.decisions[node.choice.decisionGroup ?? node.type][`${node.id}${frame.key}`] = (outcome.output[node.choice.outputField] as string | null) ?? null;
   else if (node.type === "response") {
     run.response = outcome.output;
     run.cancellation.abort(new ResponseSent());

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "./errors.ts";
-import { DEFAULT_SANDBOX_MEMORY_BYTES, quickjsSandbox, type SandboxKind } from "./sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES, inlineSandbox, type SandboxKind } from "./sandbox.ts";
 
 function run(source: string, options: { kind?: SandboxKind; values?: unknown[]; timeoutMs?: number; memoryBytes?: number } = {}) {
-  return quickjsSandbox.run({
+  return inlineSandbox.run({
     kind: options.kind ?? "function",
     source,
     values: options.values ?? [],

@@ -6,6 +6,7 @@
 import type { CompiledNode } from "./graph.ts";
 import type { TraceSpan } from "./context.ts";
 import type { Frame, Run } from "./run-state.ts";
+import { budgetTrace } from "./trace-budget.ts";
 
 /**
  * Opens the span of one block instance, started at `startedAt` (epoch ms), and appends it to its
@@ -50,13 +51,13 @@ export function closeSpan(span: TraceSpan, startedAt: number, started: number): 
 }
 
 /**
- * Hands a finished block span to the run's observer, secrets masked (the span leaves the engine);
- * the observer's failures never reach the run.
+ * Hands a finished block span to the run's observer, secrets masked and kept to the trace's budget
+ * (the span leaves the engine); the observer's failures never reach the run.
  */
 export function notify(run: Run, span: TraceSpan): void {
   if (!run.onBlockComplete) return;
   try {
-    run.onBlockComplete(run.redactor.redact(span));
+    run.onBlockComplete(budgetTrace([run.redactor.redact(span)])[0]);
   } catch {
     // An observer's failure must not change the run it observes.
   }

@@ -22,11 +22,14 @@ export type OutboundErrorCode =
 /** A failed outbound call. */
 export class OutboundError extends Error {
   readonly code: OutboundErrorCode;
+  /** True when no byte of the request was sent (the connection never opened): safe to try another address. */
+  readonly beforeSending: boolean;
 
-  constructor(code: OutboundErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: OutboundErrorCode, message: string, options?: { cause?: unknown; beforeSending?: boolean }) {
     super(message, options);
     this.name = "OutboundError";
     this.code = code;
+    this.beforeSending = options?.beforeSending ?? false;
   }
 }
 

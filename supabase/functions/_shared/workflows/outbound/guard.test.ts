@@ -1,5 +1,5 @@
 import { createServer as createTlsServer, type Server as TlsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMisbehavingServer, type MisbehavingServer } from "../../../../../test/stand-ins/misbehaving-http.ts";
 import { makeTestCertificates, type TestCertificates } from "../../../../../test/stand-ins/tls.ts";
@@ -287,6 +287,18 @@ describe("guardedFetch over TLS to a pinned address", () => {
   it("verifies the certificate against the host name sent as SNI, while connecting to the checked address", async () => {
     const response = await guardedFetch(`https://secure.test:${port}/`, { policy: policy("127.0.0.0/8", names), caCerts: [certificates.ca] });
     expect(await response.json()).toEqual({ host: `secure.test:${port}`, servername: "secure.test" });
+  });
+
+  it("gives up on a TLS handshake that never ends, within the time limit", async () => {
+    const silent = createTcpServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const silentPort = (silent.address() as AddressInfo).port;
+    try {
+      const error = await failure(guardedFetch(`https://127.0.0.1:${silentPort}/`, { policy: policy("127.0.0.0/8"), timeoutMs: 300 }));
+      expect(error.code).toBe("OUTBOUND_TIMEOUT");
+    } finally {
+      silent.close();
+    }
   });
 
   it("refuses a certificate for another name, and one from an untrusted authority", async () => {

@@ -134,7 +134,7 @@ async function exchangeWithFallback(url: URL, addresses: string[], method: strin
       return await exchange({ url, address, method, headers, body, signal, caCerts });
     } catch (error) {
       // Only a failure to connect moves on; anything after the request went out is final.
-      if (signal.aborted || !(error instanceof OutboundError) || error.code !== "OUTBOUND_CONNECTION" || !/could not connect/.test(error.message)) throw error;
+      if (signal.aborted || !(error instanceof OutboundError) || !error.beforeSending) throw error;
       lastError = error;
     }
   }

@@ -101,15 +101,27 @@ class ByteReader {
   }
 }
 
-/** Opens the connection: TCP to the address, then TLS for https with the URL's host as SNI. */
+/**
+ * Opens the connection: TCP to the address, then TLS for https with the URL's host as SNI. The
+ * signal aborts a connection attempt that hangs (an address that never answers).
+ */
 function open(request: PinnedRequest): Promise<Socket> {
-  const { url, address } = request;
+  const { url, address, signal } = request;
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   return new Promise<Socket>((resolve, reject) => {
     let socket: Socket;
-    const fail = (error: Error) => {
+    const onAbort = () => {
       socket.destroy();
-      reject(new OutboundError("OUTBOUND_CONNECTION", `could not connect to ${url.host} (${address}): ${error.message}`, { cause: error }));
+      reject(signal.reason);
+    };
+    const fail = (error: Error) => {
+      signal.removeEventListener("abort", onAbort);
+      socket.destroy();
+      reject(new OutboundError("OUTBOUND_CONNECTION", `could not connect to ${url.host} (${address}): ${error.message}`, { cause: error, beforeSending: true }));
+    };
+    const opened = () => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(socket);
     };
     if (url.protocol === "https:") {
       const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -121,12 +133,13 @@ function open(request: PinnedRequest): Promise<Socket> {
         ALPNProtocols: ["http/1.1"],
         ...(request.caCerts?.length ? { ca: request.caCerts } : {}),
       });
-      socket.once("secureConnect", () => resolve(socket));
+      socket.once("secureConnect", opened);
     } else {
       socket = connectTcp({ host: address, port });
-      socket.once("connect", () => resolve(socket));
+      socket.once("connect", opened);
     }
     socket.once("error", fail);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -24,6 +24,10 @@ describe("the block catalogue", () => {
       response: "core",
       loop: "container",
       parallel: "container",
+      api: "core",
+      vectordb: "tools",
+      agent: "core",
+      llm_router: "control",
       chat_trigger: "trigger",
     });
     expect(isBlockType("function")).toBe(true);

@@ -7,6 +7,8 @@
  * migration with the SQL `catalogueSql()` prints (test/workflows/validation-parity.test.ts shows it
  * when the database's catalogue differs from this one).
  */
+import { agentBlock } from "../blocks/agent/index.ts";
+import { apiBlock } from "../blocks/api/index.ts";
 import { apiTriggerBlock } from "../blocks/api-trigger/index.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import type { BlockDefinition } from "../blocks/block-definition.ts";
@@ -14,6 +16,7 @@ import { chatTriggerBlock } from "../blocks/chat-trigger/index.ts";
 import { conditionBlock } from "../blocks/condition/index.ts";
 import { functionBlock } from "../blocks/function/index.ts";
 import { genericWebhookBlock } from "../blocks/generic-webhook/index.ts";
+import { llmRouterBlock } from "../blocks/llm-router/index.ts";
 import { loopBlock } from "../blocks/loop/index.ts";
 import { manualTriggerBlock } from "../blocks/manual-trigger/index.ts";
 import { parallelBlock } from "../blocks/parallel/index.ts";
@@ -21,6 +24,7 @@ import { responseBlock } from "../blocks/response/index.ts";
 import { routerBlock } from "../blocks/router/index.ts";
 import { scheduleBlock } from "../blocks/schedule/index.ts";
 import { variablesBlock } from "../blocks/variables/index.ts";
+import { vectordbBlock } from "../blocks/vectordb/index.ts";
 import { waitBlock } from "../blocks/wait/index.ts";
 
 /** Every block type, in catalogue order (the database's `position`; messages list types in it). */
@@ -37,6 +41,10 @@ export const BLOCK_DEFINITIONS = [
   responseBlock,
   loopBlock,
   parallelBlock,
+  apiBlock,
+  vectordbBlock,
+  agentBlock,
+  llmRouterBlock,
   chatTriggerBlock,
 ] as const;
 

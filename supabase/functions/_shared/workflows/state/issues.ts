@@ -7,6 +7,10 @@ import { WorkflowError } from "../engine/errors.ts";
 
 /** Kinds of validation issue; the SQL validator reports the same codes for the same rules. */
 export type IssueCode =
+  /** The state is past a cap (state-caps.ts): nothing else is checked. */
+  | "state_too_large"
+  | "too_many_blocks"
+  | "too_many_edges"
   | "invalid_shape"
   | "invalid_config"
   | "unknown_block_type"

@@ -15,6 +15,7 @@ import { configRuleProblems } from "./config-rules.ts";
 import { describeBlock } from "../engine/errors.ts";
 import { ValidationError, type IssueCode, type ValidationIssue } from "./issues.ts";
 import { NORMALIZED_NAME_PATTERN, normalizeBlockName, RESERVED_NAMES } from "./names.ts";
+import { stateCapIssues } from "./state-caps.ts";
 import { collectTokens, getPath, type Token } from "../engine/references.ts";
 import { ERROR_HANDLE, LOOP_START_HANDLE, PARALLEL_START_HANDLE, workflowStateSchema, type WorkflowBlock, type WorkflowState } from "./state-schema.ts";
 
@@ -405,9 +406,12 @@ function checkReferences(analysis: Analysis, adjacency: Map<string, string[]>): 
 
 /**
  * Validates a state. In `save` mode work in progress is fine (no trigger yet); `deploy` mode, used
- * by deploys and runs, also requires an enabled trigger.
+ * by deploys and runs, also requires an enabled trigger. A state past a cap (state-caps.ts) gets
+ * only the cap's issue: the rest is not looked at.
  */
 export function validateWorkflowState(input: unknown, mode: ValidationMode = "save"): ValidationResult {
+  const capped = stateCapIssues(input);
+  if (capped.length > 0) return { ok: false, issues: capped };
   const parsed = workflowStateSchema.safeParse(input);
   if (!parsed.success) return { ok: false, issues: zodIssues(parsed.error, input, "", "invalid_shape", "Workflow state", {}) };
   const analysis: Analysis = { state: parsed.data, issues: [], parentOf: new Map(), byName: new Map(), invalid: new Set() };

@@ -20,6 +20,7 @@ interface ConditionInput {
 /** Handler of `condition` blocks. */
 export const conditionHandler: BlockHandler<ConditionInput> = {
   codePaths: ["conditions[].expression"],
+  stopsAtDeadline: true,
   timeoutMs: () => DEFAULT_CONDITION_TIMEOUT_MS,
   async execute(run) {
     for (const [index, condition] of run.input.conditions.entries()) {
@@ -32,10 +33,13 @@ export const conditionHandler: BlockHandler<ConditionInput> = {
             values: condition.expression.values,
             deadline: run.deadline,
             memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,
+            signal: run.signal,
+            owner: run.executionId,
           });
           matched = Boolean(value);
         } catch (error) {
-          if (!(error instanceof WorkflowError)) throw error;
+          // A cancellation's reason (the run's timeout, a Response) is the run's, not this condition's.
+          if (!(error instanceof WorkflowError) || run.signal.aborted) throw error;
           throw new WorkflowError(error.code, `condition ${index + 1} ("${condition.kind}", id "${condition.id}"): ${error.message}`);
         }
       }

@@ -19,6 +19,7 @@ interface FunctionInput {
 /** Handler of `function` blocks. */
 export const functionHandler: BlockHandler<FunctionInput> = {
   codePaths: ["code"],
+  stopsAtDeadline: true,
   timeoutMs: () => DEFAULT_FUNCTION_TIMEOUT_MS,
   async execute(run) {
     const { value, stdout } = await run.services.sandbox.run({
@@ -27,6 +28,8 @@ export const functionHandler: BlockHandler<FunctionInput> = {
       values: run.input.code.values,
       deadline: run.deadline,
       memoryBytes: run.input.memoryLimitMb ? run.input.memoryLimitMb * 1024 * 1024 : DEFAULT_SANDBOX_MEMORY_BYTES,
+      signal: run.signal,
+      owner: run.executionId,
     });
     return { result: value, stdout };
   },

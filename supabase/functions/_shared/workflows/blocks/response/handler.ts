@@ -1,13 +1,14 @@
 /**
  * Response: ends the run with an HTTP answer. Its output becomes the run's output and, on the
  * execute endpoint, the response itself (status, headers, body). Blocks still running in other
- * branches are cancelled; nothing may follow a Response (validation refuses outgoing edges).
+ * branches are cancelled; nothing may follow a Response (validation refuses outgoing edges). Its
+ * headers are checked against RFC 9110 (headers.ts) before they can reach an answer.
  */
 import type { BlockOutput } from "../../engine/context.ts";
 import { WorkflowError } from "../../engine/errors.ts";
-import { stringifyForText } from "../../engine/resolver.ts";
 import { asRecord, preview } from "../../engine/values.ts";
 import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import { checkedHeaders } from "./headers.ts";
 
 interface ResponseInput {
   status?: unknown;
@@ -28,8 +29,7 @@ function statusOf(value: unknown): number {
 export const responseHandler: BlockHandler<ResponseInput> = {
   timeoutMs: () => DEFAULT_BLOCK_TIMEOUT_MS,
   execute(run): BlockOutput {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(asRecord(run.input.headers) ?? {})) headers[name] = stringifyForText(value);
+    const headers = checkedHeaders(asRecord(run.input.headers) ?? {});
     return { data: run.input.body === undefined ? null : run.input.body, status: statusOf(run.input.status), headers };
   },
 };

@@ -6,10 +6,9 @@
  */
 import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../engine/sandbox.ts";
 import { ROUTER_HANDLE_PREFIX } from "./config.ts";
-import type { ExecutorServices } from "../../engine/context.ts";
 import { WorkflowError } from "../../engine/errors.ts";
 import { preview } from "../../engine/values.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler, type BlockRun } from "../block-handler.ts";
 
 interface Route {
   id: string;
@@ -56,21 +55,23 @@ function contains(value: unknown, operand: unknown): boolean {
   return false;
 }
 
-async function matches(value: unknown, operand: unknown, deadline: number, services: ExecutorServices): Promise<boolean> {
+async function matches(value: unknown, operand: unknown, run: BlockRun<RouterInput>): Promise<boolean> {
   if (typeof operand !== "string") throw new WorkflowError("BLOCK_FAILED", `a "matches" operand must be a regular expression string (got ${preview(operand)})`);
   const literal = /^\/(.*)\/([a-z]*)$/s.exec(operand);
-  const { value: result } = await services.sandbox.run({
+  const { value: result } = await run.services.sandbox.run({
     kind: "expression",
     source: "new RegExp(__refs[0], __refs[1]).test(__refs[2])",
     values: [literal ? literal[1] : operand, literal ? literal[2] : "", typeof value === "string" ? value : JSON.stringify(value)],
-    deadline,
+    deadline: run.deadline,
     memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,
+    signal: run.signal,
+    owner: run.executionId,
   });
   return result === true;
 }
 
 /** Whether a route's rule holds for the value. */
-async function ruleHolds(route: Route, value: unknown, deadline: number, services: ExecutorServices): Promise<boolean> {
+async function ruleHolds(route: Route, value: unknown, run: BlockRun<RouterInput>): Promise<boolean> {
   const { operand } = route;
   switch (route.operator) {
     case "equals":
@@ -86,7 +87,7 @@ async function ruleHolds(route: Route, value: unknown, deadline: number, service
     case "ends_with":
       return typeof value === "string" && typeof operand === "string" && value.endsWith(operand);
     case "matches":
-      return await matches(value, operand, deadline, services);
+      return await matches(value, operand, run);
     case "gt":
       return compare(value, operand, (a, b) => a > b);
     case "gte":
@@ -111,9 +112,10 @@ async function ruleHolds(route: Route, value: unknown, deadline: number, service
 /** Handler of `router` blocks. */
 export const routerHandler: BlockHandler<RouterInput> = {
   timeoutMs: () => DEFAULT_BLOCK_TIMEOUT_MS,
+  stopsAtDeadline: true,
   async execute(run) {
     for (const route of run.input.routes) {
-      if (await ruleHolds(route, run.input.value, run.deadline, run.services)) {
+      if (await ruleHolds(route, run.input.value, run)) {
         const target = run.targetsOf(`${ROUTER_HANDLE_PREFIX}${route.id}`)[0] ?? null;
         return {
           value: run.input.value ?? null,

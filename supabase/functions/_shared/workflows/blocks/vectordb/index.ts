@@ -1,0 +1,14 @@
+/** The `vectordb` block type: the vector-store tools (upsert, search, fetch) over Qdrant's REST API. */
+import { defineBlock } from "../block-definition.ts";
+import { vectordbConfigSchema } from "./config.ts";
+import { vectordbHandler } from "./handler.ts";
+
+/** Vector store. */
+export const vectordbBlock = defineBlock({
+  type: "vectordb",
+  category: "tools",
+  summary: "Upserts, searches and fetches points in a Qdrant-compatible vector store.",
+  configSchema: vectordbConfigSchema,
+  rules: [],
+  handler: vectordbHandler,
+});

@@ -1,0 +1,349 @@
+/**
+ * User code off the request thread: a pool of worker threads, each holding its own QuickJS engine
+ * (sandbox-thread.ts). A call waits for a free thread, runs there while the function's own thread
+ * goes on serving requests, and resolves with the outcome. So:
+ *
+ *  - code that never yields stalls only its own thread, never the function (gamification requests
+ *    included) nor other runs;
+ *  - independent calls (the Function blocks of a parallel) run at the same time, up to the pool's
+ *    size;
+ *  - a cancellation (the caller went away, the run timed out or a Response answered) reaches
+ *    running code at once: the pool sets the thread's shared stop cell, which the interpreter reads
+ *    as it runs, and the call rejects immediately without waiting for the thread;
+ *  - a thread that does not stop within a grace period after its deadline or a cancellation, or
+ *    that fails (a WebAssembly trap, an exit), is terminated and replaced; nothing waits for it.
+ *
+ * Threads start on demand, up to the size, and are replaced after a number of calls so a grown
+ * WebAssembly heap is given back. When every thread is busy, calls queue; a free thread takes the
+ * waiting call whose run holds the fewest threads, so one run's wide parallel cannot starve another
+ * run's single Function. A call still queued at its deadline fails with SANDBOX_TIMEOUT.
+ */
+import { WorkflowError } from "./errors.ts";
+import type { SandboxCall } from "./quickjs-runner.ts";
+import { refuseEarly, settle, toCall, type Sandbox, type SandboxRequest, type SandboxResult } from "./sandbox.ts";
+import type { FromSandboxThread, ToSandboxThread } from "./sandbox-thread.ts";
+
+/** A started thread, as the pool drives it. */
+export interface SandboxThread {
+  post(message: ToSandboxThread): void;
+  terminate(): void;
+}
+
+/** What a thread reports to the pool. */
+export interface SandboxThreadEvents {
+  message(message: FromSandboxThread): void;
+  /** The thread died or can no longer be used; `reason` says why. */
+  failure(reason: string): void;
+}
+
+/** Starts a thread running sandbox-thread.ts (a Deno Web Worker, or a node:worker_threads one in tests). */
+export type SpawnSandboxThread = (events: SandboxThreadEvents) => SandboxThread;
+
+/** How a pool is built. */
+export interface SandboxPoolOptions {
+  /** Most threads at once. */
+  size: number;
+  spawn: SpawnSandboxThread;
+  /** How long a thread may take to stop after its deadline or a cancellation before it is replaced. */
+  stopGraceMs?: number;
+  /** Calls a thread serves before it is replaced. */
+  maxCallsPerThread?: number;
+}
+
+/** What the pool is doing, for tests and the benchmark. */
+export interface SandboxPoolStats {
+  size: number;
+  threads: number;
+  busy: number;
+  queued: number;
+  /** Threads started since the pool was made (replacements included). */
+  started: number;
+}
+
+/** The pool could not start a thread at all (a runtime without Web Workers): nothing ran. */
+export class SandboxThreadsUnavailable extends WorkflowError {
+  constructor(reason: string) {
+    super("BLOCK_FAILED", `the sandbox's worker threads could not start: ${reason}`);
+    this.name = "SandboxThreadsUnavailable";
+  }
+}
+
+/** Default grace after a deadline or a cancellation. */
+export const DEFAULT_STOP_GRACE_MS = 1_000;
+/** Default calls per thread (Sim recycles its isolates after 2,500). */
+export const DEFAULT_MAX_CALLS_PER_THREAD = 1_000;
+
+interface Job {
+  call: SandboxCall;
+  owner: string;
+  signal: AbortSignal | undefined;
+  resolve(result: SandboxResult): void;
+  reject(error: unknown): void;
+  settled: boolean;
+  slot: Slot | null;
+  queuedTimer: ReturnType<typeof setTimeout> | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+interface Slot {
+  thread: SandboxThread;
+  /** The stop cell shared with the thread (null where SharedArrayBuffer is missing: then a cancellation replaces the thread). */
+  control: Int32Array | null;
+  /** The call it runs for a caller, or null while idle or stopping a cancelled call. */
+  job: Job | null;
+  /** Id of the call it runs; answers to older calls are ignored. */
+  callId: number;
+  busy: boolean;
+  calls: number;
+  watchdog: ReturnType<typeof setTimeout> | undefined;
+  dead: boolean;
+}
+
+function sharedCell(): Int32Array | null {
+  return typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;
+}
+
+/** A pool of sandbox threads; see the module comment. */
+export class SandboxPool implements Sandbox {
+  private readonly slots = new Set<Slot>();
+  private readonly idle: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly runningByOwner = new Map<string, number>();
+  /** When each run last got a thread (a sequence number), to serve runs in turn. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
+  private readonly stopGraceMs: number;
+  private readonly maxCallsPerThread: number;
+  private nextCallId = 1;
+  private started = 0;
+
+  constructor(private readonly options: SandboxPoolOptions) {
+    this.stopGraceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+    this.maxCallsPerThread = options.maxCallsPerThread ?? DEFAULT_MAX_CALLS_PER_THREAD;
+  }
+
+  /** Runs one call on a free thread; see the module comment. */
+  run(request: SandboxRequest): Promise<SandboxResult> {
+    try {
+      refuseEarly(request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<SandboxResult>((resolve, reject) => {
+      const job: Job = {
+        call: toCall(request),
+        owner: request.owner ?? "",
+        signal: request.signal,
+        resolve,
+        reject,
+        settled: false,
+        slot: null,
+        queuedTimer: undefined,
+        onAbort: undefined,
+      };
+      if (request.signal) {
+        job.onAbort = () => this.cancel(job);
+        request.signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      job.queuedTimer = setTimeout(() => this.expire(job), Math.max(0, job.call.deadline - Date.now()));
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  /** Current figures. */
+  stats(): SandboxPoolStats {
+    const busy = [...this.slots].filter((slot) => slot.busy).length;
+    return { size: this.options.size, threads: this.slots.size, busy, queued: this.queue.length, started: this.started };
+  }
+
+  /** Terminates every thread and fails whatever waits (a function shutting down). */
+  close(): void {
+    for (const job of this.queue.splice(0)) this.fail(job, new WorkflowError("CANCELLED", "the sandbox pool was closed"));
+    for (const slot of [...this.slots]) {
+      if (slot.job) this.fail(slot.job, new WorkflowError("CANCELLED", "the sandbox pool was closed"));
+      this.retire(slot);
+    }
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.idle.pop();
+      if (!slot) {
+        if (this.slots.size >= this.options.size) return;
+        try {
+          slot = this.startThread();
+        } catch (error) {
+          const reason = new SandboxThreadsUnavailable(error instanceof Error ? error.message : String(error));
+          for (const job of this.queue.splice(0)) this.fail(job, reason);
+          return;
+        }
+      }
+      this.begin(slot, this.takeNext());
+    }
+  }
+
+  /**
+   * The next waiting call: of the run holding the fewest threads, then of the run served longest
+   * ago (round robin), then the earliest.
+   */
+  private takeNext(): Job {
+    let best = 0;
+    let bestHolding = Number.POSITIVE_INFINITY;
+    let bestServed = Number.POSITIVE_INFINITY;
+    for (let index = 0; index < this.queue.length; index++) {
+      const owner = this.queue[index].owner;
+      const holding = this.runningByOwner.get(owner) ?? 0;
+      const served = this.lastServed.get(owner) ?? -1;
+      if (holding < bestHolding || (holding === bestHolding && served < bestServed)) {
+        best = index;
+        bestHolding = holding;
+        bestServed = served;
+      }
+    }
+    const [job] = this.queue.splice(best, 1);
+    this.lastServed.set(job.owner, this.served++);
+    this.forgetIdleRuns();
+    return job;
+  }
+
+  /** Keeps the round robin's memory to the runs still waiting or running. */
+  private forgetIdleRuns(): void {
+    if (this.lastServed.size <= 4 * this.options.size + this.queue.length) return;
+    const active = new Set([...this.queue.map((job) => job.owner), ...this.runningByOwner.keys()]);
+    for (const owner of this.lastServed.keys()) if (!active.has(owner)) this.lastServed.delete(owner);
+  }
+
+  private startThread(): Slot {
+    const slot: Slot = { thread: undefined as unknown as SandboxThread, control: sharedCell(), job: null, callId: 0, busy: false, calls: 0, watchdog: undefined, dead: false };
+    slot.thread = this.options.spawn({
+      message: (message) => this.answered(slot, message),
+      failure: (reason) => this.failed(slot, reason),
+    });
+    slot.thread.post({ type: "init", control: slot.control ? (slot.control.buffer as SharedArrayBuffer) : null });
+    this.slots.add(slot);
+    this.started++;
+    return slot;
+  }
+
+  private begin(slot: Slot, job: Job): void {
+    clearTimeout(job.queuedTimer);
+    job.slot = slot;
+    slot.job = job;
+    slot.busy = true;
+    slot.callId = this.nextCallId++;
+    this.runningByOwner.set(job.owner, (this.runningByOwner.get(job.owner) ?? 0) + 1);
+    if (slot.control) Atomics.store(slot.control, 0, 0);
+    slot.thread.post({ type: "run", id: slot.callId, call: job.call });
+    slot.watchdog = setTimeout(() => this.stuck(slot, "the code did not stop at its time limit; its sandbox thread was replaced"), Math.max(0, job.call.deadline - Date.now()) + this.stopGraceMs);
+  }
+
+  private answered(slot: Slot, message: FromSandboxThread): void {
+    if (slot.dead || !slot.busy || message.id !== slot.callId) return;
+    clearTimeout(slot.watchdog);
+    const job = slot.job;
+    slot.job = null;
+    slot.busy = false;
+    slot.calls++;
+    if (job) {
+      this.release(job);
+      try {
+        job.resolve(settle(message.outcome));
+      } catch (error) {
+        job.reject(error);
+      }
+    }
+    if (message.outcome.resetEngine || slot.calls >= this.maxCallsPerThread) this.retire(slot);
+    else this.idle.push(slot);
+    this.dispatch();
+  }
+
+  /** The caller's signal aborted: the call rejects now; a running one is stopped behind it. */
+  private cancel(job: Job): void {
+    if (job.settled) return;
+    const reason: unknown = job.signal?.reason;
+    const slot = job.slot;
+    if (!slot) {
+      const index = this.queue.indexOf(job);
+      if (index >= 0) this.queue.splice(index, 1);
+      this.fail(job, reason);
+      return;
+    }
+    slot.job = null;
+    this.fail(job, reason);
+    if (!slot.control) {
+      this.retire(slot);
+      this.dispatch();
+      return;
+    }
+    Atomics.store(slot.control, 0, 1);
+    clearTimeout(slot.watchdog);
+    slot.watchdog = setTimeout(() => this.stuck(slot, "the code did not stop when its run was cancelled; its sandbox thread was replaced"), this.stopGraceMs);
+  }
+
+  /** A call still waiting for a thread at its deadline. */
+  private expire(job: Job): void {
+    if (job.settled || job.slot) return;
+    const index = this.queue.indexOf(job);
+    if (index >= 0) this.queue.splice(index, 1);
+    this.fail(job, new WorkflowError("SANDBOX_TIMEOUT", `the code waited for a free sandbox thread past its time limit (all ${this.options.size} were busy)`));
+  }
+
+  private stuck(slot: Slot, message: string): void {
+    if (slot.dead) return;
+    if (slot.job) this.fail(slot.job, new WorkflowError("SANDBOX_TIMEOUT", message));
+    this.retire(slot);
+    this.dispatch();
+  }
+
+  private failed(slot: Slot, reason: string): void {
+    if (slot.dead) return;
+    if (slot.job) this.fail(slot.job, new WorkflowError("BLOCK_FAILED", `the sandbox thread failed (${reason}); it was replaced`));
+    this.retire(slot);
+    this.dispatch();
+  }
+
+  private retire(slot: Slot): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    clearTimeout(slot.watchdog);
+    this.slots.delete(slot);
+    const index = this.idle.indexOf(slot);
+    if (index >= 0) this.idle.splice(index, 1);
+    slot.thread.terminate();
+  }
+
+  /** The job is over for its caller: stop counting it against its run. */
+  private release(job: Job): void {
+    job.settled = true;
+    clearTimeout(job.queuedTimer);
+    if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
+    if (job.slot) {
+      const holding = (this.runningByOwner.get(job.owner) ?? 1) - 1;
+      if (holding > 0) this.runningByOwner.set(job.owner, holding);
+      else this.runningByOwner.delete(job.owner);
+    }
+  }
+
+  private fail(job: Job, error: unknown): void {
+    if (job.settled) return;
+    this.release(job);
+    job.reject(error);
+  }
+}
+
+/** Threads as Deno Web Workers running sandbox-worker.ts. */
+export function webWorkerThreads(): SpawnSandboxThread {
+  const url = new URL("./sandbox-worker.ts", import.meta.url);
+  return (events) => {
+    const worker = new Worker(url, { type: "module", name: "workflow-sandbox" });
+    worker.onmessage = (event: MessageEvent<FromSandboxThread>) => events.message(event.data);
+    worker.onerror = (event: ErrorEvent) => {
+      // Without preventDefault the error would travel up and end the function's own worker.
+      event.preventDefault();
+      events.failure(event.message || "an uncaught error");
+    };
+    worker.onmessageerror = () => events.failure("it sent a message that could not be read");
+    return { post: (message) => worker.postMessage(message), terminate: () => worker.terminate() };
+  };
+}
