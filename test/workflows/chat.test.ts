@@ -214,14 +214,14 @@ describe("a password chat", () => {
     const login = await browser.send("POST", `/chat/${identifier}/login`, { password: "correct horse battery" });
     expect(login.status).toBe(200);
     expect(login.body).toEqual({ authenticated: true });
-    expect(login.setCookie).toMatch(new RegExp(`^orbita_chat_${identifier}=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+; Max-Age=86400; HttpOnly; SameSite=Lax$`));
+    expect(login.setCookie).toMatch(new RegExp(`^orbita_chat_${identifier}=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax$`));
     expectDocumented("POST", "/chat/{identifier}/login", login);
     expect((await browser.send("GET", `/chat/${identifier}/config`)).body).toMatchObject({ authenticated: true });
     const answer = await browser.message(identifier, "Hello");
     expect(answer.status).toBe(200);
     expect(sseFrames(answer.text).at(-2)).toMatchObject({ event: "done", success: true });
     const logout = await browser.send("POST", `/chat/${identifier}/logout`);
-    expect(logout.setCookie).toBe(`orbita_chat_${identifier}=; Max-Age=0; HttpOnly; SameSite=Lax`);
+    expect(logout.setCookie).toBe(`orbita_chat_${identifier}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax`);
     expect((await browser.message(identifier, "Hello")).status).toBe(401);
   });
 

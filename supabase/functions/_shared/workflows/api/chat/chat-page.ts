@@ -36,8 +36,9 @@ export function pageNonce(): string {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
 }
 
+// `hidden` must win over the display rules below (a form's or the chat's flex), or every step shows at once.
 const STYLE = `
-*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;color:#1b1d21}
+*{box-sizing:border-box}[hidden]{display:none!important}body{margin:0;font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;color:#1b1d21}
 main{max-width:720px;margin:0 auto;min-height:100vh;display:flex;flex-direction:column;background:#fff}
 header{padding:16px 20px;border-bottom:1px solid #e3e5e8}h1{margin:0;font-size:1.25rem}header p{margin:4px 0 0;color:#555}
 section{padding:16px 20px}form{display:flex;flex-direction:column;gap:8px;max-width:420px}

@@ -32,9 +32,9 @@ describe("chat sessions", () => {
 
   it("sets an HttpOnly, SameSite, expiring cookie, Secure over https", () => {
     const local = new Request("http://127.0.0.1/chat/helper/login");
-    expect(sessionCookie(local, "helper", "v")).toBe("orbita_chat_helper=v; Max-Age=86400; HttpOnly; SameSite=Lax");
+    expect(sessionCookie(local, "helper", "v")).toBe("orbita_chat_helper=v; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax");
     const hosted = new Request("http://edge/chat/helper/login", { headers: { "x-forwarded-proto": "https" } });
-    expect(sessionCookie(hosted, "helper", "v")).toBe("orbita_chat_helper=v; Max-Age=86400; HttpOnly; SameSite=Lax; Secure");
-    expect(clearedCookie(local, "helper")).toBe("orbita_chat_helper=; Max-Age=0; HttpOnly; SameSite=Lax");
+    expect(sessionCookie(hosted, "helper", "v")).toBe("orbita_chat_helper=v; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax; Secure");
+    expect(clearedCookie(local, "helper")).toBe("orbita_chat_helper=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
   });
 });

@@ -3,9 +3,10 @@
  * who signed in (an address, or "password"), the chat's access version at sign-in and an expiry,
  * signed with HMAC-SHA256 under a server secret, so it cannot be forged or changed. It is
  * HttpOnly (page scripts never see it), SameSite=Lax (no other site's form posts carry it),
- * Secure over https, and has no Path: browsers then keep it for the chat's own path (the directory
- * of the sign-in URL, `/chat/<identifier>` or `/functions/v1/chat/<identifier>`), whichever
- * address served the page. The database refuses a session of another access version
+ * Secure over https, and has Path=/: the page may be served at `/chat/<identifier>`,
+ * `/functions/v1/chat/<identifier>` or `/` of its subdomain (which the gateway rewrites, so the
+ * function cannot tell), and without a Path a code verified at `…/otp/verify` would keep the cookie
+ * for `…/otp` only; the name carries the identifier, so chats never read each other's. The database refuses a session of another access version
  * (admit_chat_run), so changing a chat's password or allow-list ends the sessions made before.
  *
  * The secret is CHAT_SESSION_SECRET, or, when it is not set, derived from the service-role key
@@ -112,10 +113,10 @@ function secure(request: Request): boolean {
 
 /** The Set-Cookie header that opens a session. */
 export function sessionCookie(request: Request, identifier: string, value: string): string {
-  return `${cookieName(identifier)}=${value}; Max-Age=${SESSION_SECONDS}; HttpOnly; SameSite=Lax${secure(request) ? "; Secure" : ""}`;
+  return `${cookieName(identifier)}=${value}; Max-Age=${SESSION_SECONDS}; Path=/; HttpOnly; SameSite=Lax${secure(request) ? "; Secure" : ""}`;
 }
 
 /** The Set-Cookie header that ends one. */
 export function clearedCookie(request: Request, identifier: string): string {
-  return `${cookieName(identifier)}=; Max-Age=0; HttpOnly; SameSite=Lax${secure(request) ? "; Secure" : ""}`;
+  return `${cookieName(identifier)}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax${secure(request) ? "; Secure" : ""}`;
 }
