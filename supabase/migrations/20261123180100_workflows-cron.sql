@@ -48,7 +48,7 @@ declare
   v_step integer := 1;
   v_from integer;
   v_to integer;
-  v_values integer[] := '{}';
+  v_values integer[] := '{}'::integer[];
   v_parts text[];
 begin
   foreach v_item in array string_to_array(p_text, ',')
@@ -352,7 +352,7 @@ stable
 set search_path = ''
 as $$
 declare
-  v_runs timestamptz[] := '{}';
+  v_runs timestamptz[] := '{}'::timestamptz[];
   v_at timestamptz := p_after;
 begin
   if p_count is null or p_count not between 1 and 100 then

@@ -160,7 +160,7 @@ declare
   v_timezone text;
   v_next timestamptz;
   v_last public.workflow_schedule_runs;
-  v_kept text[] := '{}';
+  v_kept text[] := '{}'::text[];
 begin
   if tg_op = 'UPDATE' and old.is_active and not new.is_active then
     delete from public.workflow_schedules s where s.deployment_id = new.id;

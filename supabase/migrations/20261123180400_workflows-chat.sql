@@ -235,7 +235,7 @@ begin
     raise exception 'a password chat needs a password' using errcode = '22023';
   end if;
 
-  v_emails := '{}';
+  v_emails := '{}'::text[];
   if p_auth_type = 'email' then
     foreach v_entry in array coalesce(p_allowed_emails, '{}') loop
       v_entry := lower(btrim(v_entry));
