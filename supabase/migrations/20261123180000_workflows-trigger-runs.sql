@@ -12,7 +12,8 @@ comment on column public.workflow_executions.trigger_block_id is 'The trigger bl
 
 /**
  * What a run needs to execute, as admit and claim return it (as before), now with the trigger block
- * it starts from (`triggerBlockId`, null when the trigger kind chooses it).
+ * it starts from (`triggerBlockId`) when one was recorded; runs whose trigger kind chooses the block
+ * (API, manual) get exactly the answer they got before.
  */
 create or replace function workflows_private.run_payload(
   p_run public.workflow_executions, p_workflow_name text, p_deployment jsonb, p_snapshot jsonb, p_environment jsonb
@@ -27,7 +28,6 @@ begin
     'executionId', p_run.id,
     'runStatus', p_run.status,
     'trigger', p_run.trigger,
-    'triggerBlockId', p_run.trigger_block_id,
     'mode', p_run.mode,
     'attempt', p_run.attempt,
     'leaseExpiresAt', p_run.lease_expires_at,
@@ -35,10 +35,11 @@ begin
     'workflow', jsonb_build_object('id', p_run.workflow_id, 'name', p_workflow_name, 'workspaceId', p_run.workspace_id),
     'deployment', p_deployment,
     'snapshot', p_snapshot,
-    'environment', p_environment);
+    'environment', p_environment)
+    || case when p_run.trigger_block_id is null then '{}'::jsonb else jsonb_build_object('triggerBlockId', p_run.trigger_block_id) end;
 end;
 $$;
-comment on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) is 'The execution context admit and claim return: run (with its trigger block), workflow, deployment or snapshot, environment.';
+comment on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) is 'The execution context admit and claim return: run (with its trigger block when one was recorded), workflow, deployment or snapshot, environment.';
 
 /**
  * Admits a run of a trigger that has no caller to authenticate: `webhook` (the edge function checked
