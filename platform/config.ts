@@ -98,7 +98,8 @@ export function loadConfig(profile: ProfileName = currentProfile(), slot = testS
 /**
  * ORBITA_TEST_SLOT=N (1-19) shifts a test or bench stack's ports by N×100 and gives it its own
  * folder, so several test runs (or a bench beside a test run) can proceed side by side on one machine.
- * Up to 19 the shifted test ports stay below the bench stack's (57321 on).
+ * Up to 19 the shifted test ports stay below the bench stack's (57321 on); the tests that need a
+ * stack or cluster of their own use slots 40+N, 60+N and 80+N, clear of every run's and bench's.
  */
 function testSlot(profile: ProfileName): number {
   // ORBITA_STACK_SLOT is how the platform tells its own service processes which stack they are in.
