@@ -4,8 +4,9 @@
  * least once, under its own delivery id, and none is lost.
  *
  * This file kills the stack's processes, so it brings up a supervised stack of its own in slot
- * 50+N (ports 603xx–612xx), which no other test or bench uses (the killed async worker's test has
- * 40+N; both may run at once). Its queue worker hides a claimed
+ * 80.5+N: the hundreds of the killed async worker's test (80+N, ports 633xx–652xx), 50 ports up
+ * (x71–x82, where that test's stack uses x21–x32), since every whole slot up to 99 is someone's and
+ * the suite may run both files at once. Its queue worker hides a claimed
  * delivery for 13 s (the 3 s attempt limit of the test stack plus 10 s, the shortest the worker
  * allows), so a delivery whose worker died is made again within seconds.
  */
@@ -20,7 +21,7 @@ import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 import { recordRuns, type RunSpec } from "./logs-helpers.ts";
 import { TEST_RETRY_SCALE } from "./webhooks-helpers.ts";
 
-const config = loadConfig("test", 50 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
+const config = loadConfig("test", 80.5 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
 /** The seeded, deployed Hello API workflow (supabase/seeds). */
 const WORKFLOW = "f5000000-0000-4000-8000-000000000003";
 /** The whole retry schedule at the test stack's scale: 14 min 20 s → 8.6 s. */
