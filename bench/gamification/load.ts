@@ -14,9 +14,9 @@ export interface PreparedRequest {
   token: string;
   /** The project key, for requests to the data API (the gateway requires it there). */
   apikey?: string;
-  body?: unknown;
-  /** Further headers (a workflow API key, an execution mode). */
+  /** Any other headers (a workflow API key, an execution mode). */
   headers?: Record<string, string>;
+  body?: unknown;
 }
 
 /** What a run measured. */

@@ -7,7 +7,6 @@ import { join } from "node:path";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { parse } from "yaml";
-import type { ApiAnswer } from "./api.ts";
 
 interface Reference {
   $ref: string;
@@ -57,9 +56,21 @@ function rewriteRefs<T>(schema: T): T {
   return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/')) as T;
 }
 
-/** The schema violations of an answer for operation `method path` (empty when it conforms). */
-export function specViolations(method: string, path: string, answer: ApiAnswer): string[] {
+/** The schema violations of an answer (any API's) for operation `method path` (empty when it conforms). */
+export function specViolations(method: string, path: string, answer: { status: number; body: unknown }): string[] {
   const validate = validatorFor(method, path, answer.status);
   if (validate(answer.body)) return [];
   return (validate.errors ?? []).map((error) => `${error.instancePath || "(body)"} ${error.message ?? ""} ${JSON.stringify(error.params)}`);
+}
+
+/** The violations of `value` against the document's schema `components.schemas[name]` (empty when it conforms). */
+export function schemaViolations(name: string, value: unknown): string[] {
+  const key = `schema ${name}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` });
+    compiled.set(key, validate);
+  }
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((error) => `${error.instancePath || "(value)"} ${error.message ?? ""} ${JSON.stringify(error.params)}`);
 }

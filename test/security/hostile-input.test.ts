@@ -54,6 +54,8 @@ function bearer(users: { accessToken: string }[]): Record<string, string> {
 }
 const anon = () => ({ apikey: env.anonKey });
 const service = () => ({ apikey: env.serviceRoleKey, authorization: `Bearer ${env.serviceRoleKey}` });
+/** An API key of the right form that authenticates nothing: the logs API parses the request, then refuses the key. */
+const logsKey = () => ({ "x-api-key": "orb_hostile_input_not_a_real_key_000000000000000" });
 const id = "5e3d0000-0000-4000-8000-00000000abcd";
 
 const endpoints: Endpoint[] = [
@@ -106,6 +108,10 @@ const endpoints: Endpoint[] = [
     body: (value) => ({ kind: "function", source: value, valuesJson: "[]", timeoutMs: 200, memoryBytes: 2 * 1024 * 1024, maxResultChars: 1_000 }),
     headers: service,
   },
+  // The workflow service's logs API: hostile values in the query, the path and the key.
+  { name: "GET /api/v1/logs", service: "workflows", method: "GET", path: (slot) => `/api/v1/logs?workspaceId=${slot}&cursor=${slot}&limit=${slot}&startDate=${slot}&triggers=${slot}&model=${slot}`, headers: logsKey },
+  { name: "GET /api/v1/logs/{logId}", service: "workflows", method: "GET", path: (slot) => `/functions/v1/api/v1/logs/${slot}`, headers: () => ({ ...logsKey(), apikey: env.anonKey }) },
+  { name: "GET /api/v1/logs/executions/{executionId}", service: "workflows", method: "GET", path: (slot) => `/api/v1/logs/executions/${slot}`, headers: () => ({ "x-api-key": "orb_ a key with spaces and ünïcödé" }) },
   // Auth.
   { name: "auth signup", service: "auth", method: "POST", path: () => "/auth/v1/signup", body: (value) => ({ email: value, password: value }), headers: anon },
   { name: "auth token", service: "auth", method: "POST", path: (slot) => `/auth/v1/token?grant_type=${slot === "" ? "password" : slot}`, body: (value) => ({ email: value, password: value, refresh_token: value }), headers: anon },

@@ -643,6 +643,72 @@ isOneToOne: false
       referencedColumns: ["id"]
     }
                   ]
+                },"webhook_deliveries": {
+                  Row: {
+                    "attempt_started_at": string | null,"attempts": number,"created_at": string,"delivered_at": string | null,"execution_id": string,"id": string,"last_attempt_at": string | null,"last_error": string | null,"last_status_code": number | null,"message_id": number | null,"next_attempt_at": string | null,"redeliveries": number,"round_attempts": number,"status": Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id": string,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id"?: string,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id"?: string,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "webhook_deliveries_execution_id_fkey"
+      columns: ["execution_id"]
+isOneToOne: false
+      referencedRelation: "workflow_executions"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "webhook_deliveries_subscription_id_fkey"
+      columns: ["subscription_id"]
+isOneToOne: false
+      referencedRelation: "webhook_subscriptions"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"webhook_delivery_attempts": {
+                  Row: {
+                    "attempt": number,"delivery_id": string,"duration_ms": number | null,"error": string | null,"id": number,"next_attempt_at": string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"started_at": string,"status_code": number | null,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "attempt": number,"delivery_id": string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"started_at": string,"status_code"?: number | null,"workspace_id": string
+                  }
+                  Update: {
+                    "attempt"?: number,"delivery_id"?: string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome"?: Database["public"]['Enums']["webhook_attempt_outcome"],"started_at"?: string,"status_code"?: number | null,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "webhook_delivery_attempts_delivery_id_fkey"
+      columns: ["delivery_id"]
+isOneToOne: false
+      referencedRelation: "webhook_deliveries"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"webhook_subscriptions": {
+                  Row: {
+                    "active": boolean,"created_at": string,"created_by": string | null,"has_secret": boolean,"id": string,"include_final_output": boolean,"include_rate_limits": boolean,"include_trace_spans": boolean,"include_usage_data": boolean,"level_filter": (Database["public"]['Enums']["workflow_log_level"])[],"secret": string | null,"trigger_filter": (Database["public"]['Enums']["workflow_trigger"])[],"updated_at": string,"url": string,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "active"?: boolean,"created_at"?: string,"created_by"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url": string,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "active"?: boolean,"created_at"?: string,"created_by"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url"?: string,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "webhook_subscriptions_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
                 },"workflow_deployments": {
                   Row: {
                     "activated_at": string | null,"created_at": string,"created_by": string | null,"id": string,"is_active": boolean,"note": string | null,"state": NonNullable<Json>,"version": number,"workflow_id": string,"workspace_id": string
@@ -893,6 +959,9 @@ isOneToOne: false
 "chat_verify_code":
 { Args: { "p_code": string,"p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
                            },
+"claim_webhook_deliveries":
+{ Args: { "p_batch_size"?: number,"p_visibility_timeout"?: number }; Returns: Json
+                           },
 "claim_workflow_runs":
 { Args: { "p_batch_size"?: number,"p_cached_deployment_ids"?: (string)[],"p_environment_versions"?: Json,"p_lease_seconds"?: number }; Returns: Json
                            },
@@ -988,6 +1057,38 @@ isOneToOne: false
 "record_chat_turn":
 { Args: { "p_answer": string,"p_chat_id": string,"p_conversation_id": string,"p_execution_id": string,"p_message": string,"p_subject": string }; Returns: undefined
                            },
+"record_webhook_attempts":
+{ Args: { "p_attempts": Json }; Returns: number
+                           },
+"redeliver_failed_webhooks":
+{ Args: { "p_since"?: string,"p_subscription_id": string }; Returns: number
+                           },
+"redeliver_webhook":
+{ Args: { "p_delivery_id": string }; Returns: {
+              "attempt_started_at": string | null,
+"attempts": number,
+"created_at": string,
+"delivered_at": string | null,
+"execution_id": string,
+"id": string,
+"last_attempt_at": string | null,
+"last_error": string | null,
+"last_status_code": number | null,
+"message_id": number | null,
+"next_attempt_at": string | null,
+"redeliveries": number,
+"round_attempts": number,
+"status": Database["public"]['Enums']["webhook_delivery_status"],
+"subscription_id": string,
+"workflow_id": string,
+"workspace_id": string
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "webhook_deliveries"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
 "respond_to_proposal":
 { Args: { "_action": string,"_email": string,"_token": string }; Returns: Record<string, unknown>
                            },
@@ -1066,8 +1167,17 @@ isOneToOne: false
 "workflow_deployment_status":
 { Args: { "p_api_key"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
                            },
+"workflow_execution_detail":
+{ Args: { "p_api_key": string,"p_execution_id": string }; Returns: Json
+                           },
 "workflow_job_status":
 { Args: { "p_api_key"?: string,"p_execution_id": string,"p_user_id"?: string }; Returns: Json
+                           },
+"workflow_log_detail":
+{ Args: { "p_api_key": string,"p_id": string }; Returns: Json
+                           },
+"workflow_logs":
+{ Args: { "p_api_key": string,"p_cursor_id"?: string,"p_cursor_started_at"?: string,"p_details"?: string,"p_end_date"?: string,"p_execution_id"?: string,"p_folder_ids"?: (string)[],"p_include_final_output"?: boolean,"p_include_trace_spans"?: boolean,"p_level"?: string,"p_limit"?: number,"p_max_cost"?: number,"p_max_duration_ms"?: number,"p_min_cost"?: number,"p_min_duration_ms"?: number,"p_model"?: string,"p_order"?: string,"p_start_date"?: string,"p_triggers"?: (string)[],"p_workflow_ids"?: (string)[],"p_workspace_id": string }; Returns: Json
                            },
 "workflow_usage_limits":
 { Args: { "p_api_key"?: string,"p_user_id"?: string }; Returns: Json
@@ -1077,7 +1187,7 @@ isOneToOne: false
                            }
           }
           Enums: {
-            "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
+            "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","webhook_attempt_outcome": "delivered"|"retry"|"failed"|"interrupted","webhook_delivery_status": "pending"|"delivered"|"failed","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
           }
           CompositeTypes: {
             [_ in never]: never
@@ -1193,7 +1303,7 @@ export type CompositeTypes<
 export const Constants = {
   "public": {
           Enums: {
-            "app_role": ["super_admin", "admin", "technician"],"chat_auth_type": ["public", "password", "email"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_schedule_status": ["active", "paused"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
+            "app_role": ["super_admin", "admin", "technician"],"chat_auth_type": ["public", "password", "email"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"webhook_attempt_outcome": ["delivered", "retry", "failed", "interrupted"],"webhook_delivery_status": ["pending", "delivered", "failed"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_schedule_status": ["active", "paused"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
           }
         }
 } as const

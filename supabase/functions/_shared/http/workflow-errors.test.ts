@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { HttpError } from "./errors.ts";
 import { workflowErrors } from "./workflow-errors.ts";
 
@@ -20,5 +21,13 @@ describe("workflowErrors", () => {
     expect(workflowErrors.describe({ kind: "expired_token", reason: "JWT expired" })).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
     expect(workflowErrors.describe({ kind: "method_not_allowed", method: "GET", path: "/x", allowed: ["POST"] })).toMatchObject({ status: 405, code: "METHOD_NOT_ALLOWED" });
     expect(workflowErrors.describe({ kind: "internal" })).toMatchObject({ status: 500, code: "INTERNAL" });
+  });
+
+  it("names the part of the request at fault and its first issue", () => {
+    expect(workflowErrors.describe({ kind: "unstorable_text", part: "query", field: "model" })).toMatchObject({ status: 400, code: "INVALID_QUERY" });
+    const parsed = z.object({ limit: z.number().max(1000, "must be at most 1000") }).safeParse({ limit: 5000 });
+    const error = workflowErrors.describe({ kind: "invalid_input", part: "query", issues: parsed.error?.issues ?? [] });
+    expect(error).toMatchObject({ status: 400, code: "INVALID_QUERY", message: "The request query is not valid: limit must be at most 1000" });
+    expect(error.details).toEqual({ issues: [{ path: "limit", message: "must be at most 1000" }] });
   });
 });

@@ -5,11 +5,16 @@
  * onto the toolkit (they still use their RequestError for now), after which this file belongs in
  * _shared/workflows/api/.
  */
-import { HttpError, type Problem, type ServiceErrors } from "./errors.ts";
+import { HttpError, type InputPart, type Problem, type ServiceErrors } from "./errors.ts";
 import { createLogger } from "./logger.ts";
 
 /** The workflow service's one logger. */
 export const workflowLog = createLogger("workflows");
+
+/** INVALID_BODY, INVALID_QUERY, INVALID_PATH or INVALID_HEADER: the code names the part at fault. */
+function invalid(part: InputPart): string {
+  return `INVALID_${part.toUpperCase()}`;
+}
 
 function describe(problem: Problem): HttpError {
   switch (problem.kind) {
@@ -24,11 +29,13 @@ function describe(problem: Problem): HttpError {
     case "malformed_json":
       return new HttpError(400, "INVALID_BODY", "The body is not valid JSON");
     case "unstorable_text":
-      return new HttpError(400, "INVALID_BODY", `${problem.field} holds a NUL character or text that is not valid UTF-8`, { field: problem.field });
-    case "invalid_input":
-      return new HttpError(400, "INVALID_BODY", `The request ${problem.part} is not valid`, {
-        issues: problem.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message })),
-      });
+      return new HttpError(400, invalid(problem.part), `${problem.field} holds a NUL character or text that is not valid UTF-8`, { field: problem.field });
+    case "invalid_input": {
+      const issues = problem.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+      const first = issues[0];
+      const summary = first === undefined ? "" : `: ${first.path === "" ? "" : `${first.path} `}${first.message}`;
+      return new HttpError(400, invalid(problem.part), `The request ${problem.part} is not valid${summary}`, { issues });
+    }
     case "missing_credentials":
       return new HttpError(401, "UNAUTHORIZED", "Send Authorization: Bearer <access token>");
     case "expired_token":

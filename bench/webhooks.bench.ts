@@ -1,0 +1,143 @@
+/**
+ * Completion webhooks bench (`npm run bench -- webhooks`), through the real pieces: runs finished
+ * by finish_workflow_run queue their deliveries (the outbox), the platform's queue poller invokes
+ * the `webhook-deliveries` function, which signs and POSTs each event through the outbound guard
+ * to a local receiver that verifies every signature (test/stand-ins/webhook-receiver.ts).
+ *
+ * - throughput: 10,000 deliveries queued while the worker is paused, then drained (goal ≥ 500/s);
+ * - latency: runs ending at a steady 40 a second; from each run's end to its event's arrival
+ *   (goal p95 ≤ 1 s);
+ * - what delivery costs the run: finish_workflow_run with 0, 1 and 5 subscriptions.
+ * Expects the stack's database in SUPABASE_DB_URL. Figures: docs/webhooks.md, "Benchmarks".
+ */
+import { loadavg } from "node:os";
+import postgres, { type Sql } from "postgres";
+import { WebhookReceiver } from "../test/stand-ins/webhook-receiver.ts";
+import { createBenchWorkspace } from "./logs-webhooks/setup.ts";
+
+const SECRET = "whsec_bench_secret_0123456789abcdef";
+const THROUGHPUT_DELIVERIES = 10_000;
+const GOAL_PER_SECOND = 500;
+const GOAL_FIRST_ATTEMPT_P95_MS = 1_000;
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
+  return value;
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
+}
+
+/** Runs `statement` as the service role, as the edge functions reach the database. */
+async function asServiceRole<T>(sql: Sql, statement: (tx: Sql) => Promise<T>): Promise<T> {
+  return (await sql.begin(async (tx) => {
+    await tx`select set_config('role', 'service_role', true), set_config('request.jwt.claims', '{"role": "service_role"}', true)`;
+    return await statement(tx as unknown as Sql);
+  })) as T;
+}
+
+/** `count` runs of `workflowId` admitted and finished in one transaction; their ids. */
+async function finishRuns(sql: Sql, workflowId: string, count: number): Promise<string[]> {
+  return await asServiceRole(sql, async (tx) => {
+    const rows = await tx<{ id: string }[]>`select (public.admit_workflow_run(${workflowId}::uuid, 'webhook', 'sync') ->> 'executionId') as id from generate_series(1, ${count})`;
+    const ids = rows.map((row) => row.id);
+    await tx`select public.finish_workflow_run(id, 'completed', '{"ok": true}') from unnest(${ids}::uuid[]) id`;
+    return ids;
+  });
+}
+
+/** Subscribes `url` (signed) to `workflowId`. */
+async function subscribe(sql: Sql, workflowId: string, url: string): Promise<void> {
+  await asServiceRole(sql, (tx) => tx`insert into public.webhook_subscriptions (workflow_id, url, secret) values (${workflowId}, ${url}, ${SECRET})`);
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Deliveries per second when 10,000 are waiting: from the first arrival to the last. */
+async function measureThroughput(sql: Sql, receiver: WebhookReceiver, workflowId: string): Promise<void> {
+  await subscribe(sql, workflowId, receiver.url("/throughput"));
+  await sql`update platform.queue_workers set enabled = false where queue_name = 'webhook_deliveries'`;
+  for (let queued = 0; queued < THROUGHPUT_DELIVERIES; queued += 500) await finishRuns(sql, workflowId, 500);
+  await sql`update platform.queue_workers set enabled = true where queue_name = 'webhook_deliveries'`;
+  const released = Date.now();
+  await until(() => receiver.arrivals("/throughput").length >= THROUGHPUT_DELIVERIES, 180_000, "every delivery to arrive");
+  const arrivals = receiver.arrivals("/throughput");
+  const seconds = (arrivals[arrivals.length - 1].at - arrivals[0].at) / 1000;
+  const perSecond = arrivals.length / seconds;
+  const invalid = arrivals.filter((arrival) => arrival.signatureValid !== true).length;
+  const distinct = new Set(arrivals.map((arrival) => arrival.deliveryId)).size;
+  console.log(`  ${perSecond >= GOAL_PER_SECOND ? "✓" : "✗"} ${THROUGHPUT_DELIVERIES.toLocaleString("en")} queued deliveries drained at ${perSecond.toFixed(0)}/s ` +
+    `(goal ≥ ${GOAL_PER_SECOND}/s; first arrival ${arrivals[0].at - released} ms after the worker was enabled, last after ${((arrivals[arrivals.length - 1].at - released) / 1000).toFixed(1)} s); ` +
+    `${distinct.toLocaleString("en")} distinct delivery ids, ${invalid} bad signatures`);
+  await until(async () => {
+    const [{ pending }] = await sql<{ pending: number }[]>`select count(*)::int as pending from public.webhook_deliveries where status <> 'delivered' and workflow_id = ${workflowId}`;
+    return pending === 0;
+  }, 60_000, "every delivery to be recorded");
+  await sql`update public.webhook_subscriptions set active = false where workflow_id = ${workflowId}`;
+}
+
+/** From a run's end to its event's arrival, with runs ending at a steady 40 a second for 25 s. */
+async function measureLatency(sql: Sql, receiver: WebhookReceiver, workflowId: string): Promise<void> {
+  await subscribe(sql, workflowId, receiver.url("/latency"));
+  const executions: string[] = [];
+  const started = Date.now();
+  for (let tick = 0; tick < 250; tick += 1) {
+    executions.push(...(await finishRuns(sql, workflowId, 4)));
+    const next = started + (tick + 1) * 100;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
+  }
+  await until(() => receiver.arrivals("/latency").length >= executions.length, 60_000, "every latency delivery to arrive");
+  const ended = new Map((await sql<{ id: string; ended: number }[]>`
+    select id::text, (extract(epoch from ended_at) * 1000)::float8 as ended from public.workflow_executions where id = any(${executions}::uuid[])`).map((row) => [row.id, row.ended]));
+  const latencies = receiver.arrivals("/latency")
+    .map((arrival) => arrival.at - (ended.get(String((arrival.json as { data: { executionId: string } }).data.executionId)) ?? Number.NaN))
+    .sort((a, b) => a - b);
+  const p95 = percentile(latencies, 0.95);
+  console.log(`  ${p95 <= GOAL_FIRST_ATTEMPT_P95_MS ? "✓" : "✗"} first attempt after the run ended, ${executions.length} runs at 40/s: ` +
+    `p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms (goal p95 ≤ ${GOAL_FIRST_ATTEMPT_P95_MS} ms)`);
+}
+
+/** finish_workflow_run's latency (one call per transaction, as from an edge function) with `subscriptions` active subscriptions. */
+async function finishLatency(sql: Sql, workflowId: string): Promise<{ p50: number; p95: number }> {
+  const latencies: number[] = [];
+  for (let i = 0; i < 400; i += 1) {
+    const [{ id }] = await asServiceRole(sql, (tx) => tx<{ id: string }[]>`select (public.admit_workflow_run(${workflowId}::uuid, 'webhook', 'sync') ->> 'executionId') as id`);
+    const started = performance.now();
+    await asServiceRole(sql, (tx) => tx`select public.finish_workflow_run(${id}::uuid, 'completed', '{"ok": true}')`);
+    if (i >= 50) latencies.push(performance.now() - started);
+  }
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) };
+}
+
+/** Sets up a workspace and a receiver, and prints the three measurements. */
+export async function run(): Promise<void> {
+  const sql = postgres(required("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
+  const receiver = await WebhookReceiver.start();
+  for (const path of ["/throughput", "/latency", "/sink"]) receiver.expectSecret(path, SECRET);
+  try {
+    const workspace = await createBenchWorkspace(sql, "Webhooks bench", "bb200000-0000-4000-8000-000000000001", 8);
+    const [throughput, latency, none, one, five] = workspace.workflowIds;
+    console.log(`Load average (1/5/15 min) before measuring: ${loadavg().map((load) => load.toFixed(1)).join(" / ")}: other work on the machine shares its 2 cores.`);
+    console.log("Deliveries to a local receiver that verifies every signature (the worker: 50 attempts in flight, the stack's default):");
+    await measureThroughput(sql, receiver, throughput);
+    await measureLatency(sql, receiver, latency);
+
+    for (let i = 0; i < 5; i += 1) await subscribe(sql, five, receiver.url("/sink"));
+    await subscribe(sql, one, receiver.url("/sink"));
+    const costs = [await finishLatency(sql, none), await finishLatency(sql, one), await finishLatency(sql, five)];
+    console.log(`  · finish_workflow_run round trip with 0 / 1 / 5 subscriptions: p50 ${costs.map((cost) => cost.p50.toFixed(2)).join(" / ")} ms, ` +
+      `p95 ${costs.map((cost) => cost.p95.toFixed(2)).join(" / ")} ms (the outbox rows and messages are the whole difference; delivery itself happens after)`);
+  } finally {
+    await receiver.stop();
+    await sql.end();
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Calls a `public` SQL function as the service role: how edge functions reach the SQL functions
+ * granted to the service role alone (the run lifecycle, the logs API, webhook deliveries). Over
+ * the function's own connection (SUPABASE_DB_URL, see direct-rpc.ts) when it has one, which saves
+ * the hops through the gateway and PostgREST; otherwise through PostgREST with the service-role
+ * client. Either way the SQL function runs as `service_role` in one transaction.
+ */
+import { callAsCaller, type DirectDatabase, openDirectDatabase } from "./direct-rpc.ts";
+import { readEnv } from "./env.ts";
+import { createServiceRoleClient } from "./supabase-clients.ts";
+
+/** Runs `public.<fn>(args)` (arguments by name) and resolves to its result; rejects when the call fails. */
+export type ServiceRpc = (fn: string, args: Record<string, unknown>) => Promise<unknown>;
+
+const SERVICE_CLAIMS = { role: "service_role" };
+
+let sharedDatabase: DirectDatabase | null | undefined;
+
+/** The function instance's pool on SUPABASE_DB_URL, opened on first use (null when the variable is unset). */
+function projectDatabase(): DirectDatabase | null {
+  if (sharedDatabase === undefined) {
+    const url = readEnv("SUPABASE_DB_URL");
+    sharedDatabase = url ? openDirectDatabase(url) : null;
+  }
+  return sharedDatabase;
+}
+
+/** The default ServiceRpc (see the module comment). */
+export const serviceRpc: ServiceRpc = async (fn, args) => {
+  const database = projectDatabase();
+  if (database) return await callAsCaller(database, SERVICE_CLAIMS, fn, args);
+  const { data, error } = await createServiceRoleClient().rpc(fn, args);
+  if (error) throw new Error(`${fn} failed: ${error.code ?? "?"} ${error.message}`);
+  return data;
+};

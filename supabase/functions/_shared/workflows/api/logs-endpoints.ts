@@ -1,0 +1,95 @@
+/**
+ * The logs API over HTTP, mounted by the `api` function at LOGS_PREFIX (decisions, "Base URL"):
+ *
+ *   GET /api/v1/logs                               a filtered page of a workspace's logs
+ *   GET /api/v1/logs/{id}                          one log in full
+ *   GET /api/v1/logs/executions/{executionId}      the workflow state a run executed
+ *
+ * Each request needs an `x-api-key` (401 without), has its query or path parsed here (400; an id
+ * that is not a UUID names no log: 404), and is answered by one SQL function that authenticates
+ * the key, spends a token of the logs rate limit, checks the key may read the workspace and reads
+ * the page (docs/workflow-runs.md, "Calling the functions"). The answer carries the logs API's own
+ * rate limit in X-RateLimit-Limit / -Remaining / -Reset (ISO), and Retry-After on a 429.
+ */
+import type { Context, Hono } from "hono";
+import { type ServiceRpc, serviceRpc } from "../../db/service-rpc.ts";
+import { readParams, readQuery, validate } from "../../http/body.ts";
+import { HttpError } from "../../http/errors.ts";
+import { createRouter } from "../../http/routing.ts";
+import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
+import { encodeCursor } from "./logs-cursor.ts";
+import { logIdPath, logsAnswer, logsArguments, logsQuery, pagePosition } from "./logs-schemas.ts";
+
+/** Where the `api` function mounts the logs API. */
+export const LOGS_PREFIX = "/api/v1/logs";
+
+/** What the logs app is built from; tests may pass their own database access. */
+export interface LogsOptions {
+  rpc?: ServiceRpc;
+}
+
+/** The X-API-Key of the request; the logs API takes no other credentials. */
+function apiKeyOf(request: Request): string {
+  const key = request.headers.get("x-api-key")?.trim();
+  if (!key) throw new HttpError(401, "UNAUTHORIZED", "API key required: send it in the X-API-Key header");
+  return key;
+}
+
+/**
+ * Calls a logs SQL function and answers with its body (reshaped by `render`) and the rate limit
+ * headers, or throws its refusal as an HttpError carrying the same headers.
+ */
+async function answer(rpc: ServiceRpc, fn: string, args: Record<string, unknown>, render: (body: Record<string, unknown>) => unknown = (body) => body): Promise<Response> {
+  const parsed = logsAnswer.safeParse(await rpc(fn, args));
+  if (!parsed.success) {
+    workflowLog.error("logs_unexpected_answer", { fn });
+    throw errors.describe({ kind: "internal" });
+  }
+  const result = parsed.data;
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (result.rateLimit) {
+    headers["X-RateLimit-Limit"] = String(result.rateLimit.limit);
+    headers["X-RateLimit-Remaining"] = String(result.rateLimit.remaining);
+    headers["X-RateLimit-Reset"] = new Date(result.rateLimit.resetAt).toISOString();
+  }
+  if (!("body" in result)) {
+    const retryAfter = result.status === 429 ? result.retryAfter ?? result.rateLimit?.retryAfter : undefined;
+    if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
+    throw new HttpError(result.status, result.code, result.error, retryAfter === undefined ? undefined : { retryAfter }, headers);
+  }
+  return Response.json(render(result.body), { headers });
+}
+
+/** GET /api/v1/logs. */
+async function listLogs(c: Context, rpc: ServiceRpc): Promise<Response> {
+  const request = c.req.raw;
+  const apiKey = apiKeyOf(request);
+  const query = validate(logsQuery, readQuery(request, errors), "query", errors);
+  return await answer(rpc, "workflow_logs", logsArguments(apiKey, query), (body) => {
+    const position = pagePosition.nullable().parse(body.nextCursor ?? null);
+    return { ...body, nextCursor: position === null ? null : encodeCursor({ ...position, order: query.order }) };
+  });
+}
+
+/** GET /api/v1/logs/{id} and /logs/executions/{executionId}: `fn` answers for the id in `param`. */
+async function oneLog(c: Context, rpc: ServiceRpc, fn: string, param: string, argument: string, what: string): Promise<Response> {
+  const request = c.req.raw;
+  const apiKey = apiKeyOf(request);
+  const value = readParams({ id: c.req.param(param) ?? "" }, errors);
+  const path = logIdPath.safeParse(value);
+  if (!path.success) throw new HttpError(404, "NOT_FOUND", `${what} ${value.id} not found`);
+  return await answer(rpc, fn, { p_api_key: apiKey, [argument]: path.data.id });
+}
+
+/** The logs API as a Hono app, to mount at LOGS_PREFIX. */
+export function createLogsApp({ rpc = serviceRpc }: LogsOptions = {}): Hono {
+  return createRouter(
+    [
+      { method: "GET", path: "/", handle: (c) => listLogs(c, rpc) },
+      // Before "/:id", so that "executions" is never read as a log id.
+      { method: "GET", path: "/executions/:executionId", handle: (c) => oneLog(c, rpc, "workflow_execution_detail", "executionId", "p_execution_id", "Execution") },
+      { method: "GET", path: "/:id", handle: (c) => oneLog(c, rpc, "workflow_log_detail", "id", "p_id", "Log") },
+    ],
+    { errors, logger: workflowLog },
+  );
+}
