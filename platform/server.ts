@@ -1,4 +1,5 @@
-import { serve, type ServerType } from "@hono/node-server";
+import { createServer } from "node:http";
+import { serve } from "@hono/node-server";
 import { createAuthService } from "./auth/app.ts";
 import { loadConfig } from "./config.ts";
 import { FUNCTIONS_EGRESS_ADDRESS } from "./functions-host/host-config.ts";
@@ -8,6 +9,11 @@ import { createMailService } from "./mail/app.ts";
 import { createStorageService } from "./storage/app.ts";
 import { loadStorageSettings } from "./storage/settings.ts";
 import { startQueueWorkers } from "./workers/queue-workers.ts";
+
+/** A listening server. */
+interface Closable {
+  close(callback: () => void): unknown;
+}
 
 /** Room for multipart framing around an upload of the largest allowed size. */
 const MULTIPART_ALLOWANCE = 1024 * 1024;
@@ -31,20 +37,14 @@ async function main(): Promise<void> {
     trustedProxies: TrustedProxies.parse(config.trustedProxies, "ORBITA_TRUSTED_PROXIES").add(FUNCTIONS_EGRESS_ADDRESS),
   });
 
-  const servers: ServerType[] = [
-    serve({
-      hostname: "127.0.0.1",
-      port: config.ports.gateway,
-      fetch: (request: Request, env: { incoming: { socket: { remoteAddress?: string } } }) =>
-        gateway(request, env.incoming.socket.remoteAddress ?? "unknown"),
-    }),
-    serve({ hostname: "127.0.0.1", port: config.ports.mail, fetch: mail.fetch }),
-  ];
+  const gatewayServer = createServer(gateway).listen(config.ports.gateway, "127.0.0.1");
+  const mailServer = serve({ hostname: "127.0.0.1", port: config.ports.mail, fetch: mail.fetch });
+  const servers: Closable[] = [gatewayServer, mailServer];
   const workers = startQueueWorkers(config);
 
   const shutdown = async () => {
     await workers.stop();
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     await Promise.all([auth.close(), storage.close(), mail.close()]);
     process.exit(0);
   };

@@ -1,14 +1,18 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { StackConfig } from "../config.ts";
 import type { FetchHandler } from "../http.ts";
-import { verifyJwt, type VerificationKeys, type VerifiedClaims } from "../jwt.ts";
+import type { VerificationKeys, VerifiedClaims } from "../jwt.ts";
+import { ClaimsCache } from "./claims-cache.ts";
 import { stackKeys } from "../auth/signing-keys.ts";
 import { clientAddressOf, TrustedProxies } from "./client-address.ts";
 import { upstreamError, type Upstream } from "./error-shapes.ts";
 import { translateAuthorization } from "./key-translation.ts";
 import { RateLimiter, type LimitedRoute } from "./rate-limit.ts";
 import { unfilteredWriteError } from "./safe-update.ts";
-import { upstreamFetch } from "./upstream-fetch.ts";
+import { incomingHeaderReader } from "./header-reader.ts";
+import { sendWebResponse } from "./node-response.ts";
+import { proxyToUpstream } from "./upstream-proxy.ts";
 
 /**
  * Largest request body the gateway accepts for each service, in bytes. Storage's is replaced by
@@ -27,14 +31,14 @@ const CORS_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
   "access-control-allow-headers":
-    "authorization, x-client-info, apikey, content-type, content-profile, accept-profile, prefer, range, x-upsert, x-retry-count, x-supabase-api-version, x-execution-mode, x-api-key, x-service-secret, cache-control, traceparent, tracestate, baggage",
+    "authorization, x-client-info, apikey, content-type, content-profile, accept-profile, prefer, range, x-upsert, x-retry-count, x-supabase-api-version, x-execution-mode, x-execution-timeout-seconds, idempotency-key, x-api-key, x-service-secret, cache-control, traceparent, tracestate, baggage",
   "access-control-expose-headers":
     "content-range, range, content-location, preference-applied, location, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, sb-request-id, x-request-id",
   "access-control-max-age": "86400",
 };
 
 /** Headers that describe one hop and must not be forwarded. */
-const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length"];
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length"]);
 
 /** Where the gateway sends requests: in-process services or proxied local ports. */
 export interface GatewayTargets {
@@ -69,41 +73,27 @@ function route(pathname: string): Route | null {
   return null;
 }
 
-/** Reads a request body up to `limit` bytes; null when it is larger. */
-async function readBody(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | null | undefined> {
-  if (request.method === "GET" || request.method === "HEAD" || !request.body) return undefined;
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) return null;
-  const chunks: Uint8Array[] = [];
+/**
+ * Reads a request body up to `limit` bytes: undefined for GET and HEAD (whose bodies upstreams
+ * ignore), null when it is larger than the limit.
+ */
+async function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer | null | undefined> {
+  if (incoming.method === "GET" || incoming.method === "HEAD") return undefined;
+  if (Number(incoming.headers["content-length"] ?? "0") > limit) return null;
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     if (size > limit) return null;
     chunks.push(chunk);
   }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 /** Claims of a valid bearer token, or null for a missing, malformed, forged or expired one. */
-function bearerClaims(authorization: string | null, keys: VerificationKeys): VerifiedClaims | null {
+function bearerClaims(authorization: string | null, cache: ClaimsCache): VerifiedClaims | null {
   if (!authorization?.startsWith("Bearer ")) return null;
-  try {
-    return verifyJwt(authorization.slice("Bearer ".length), keys);
-  } catch {
-    return null;
-  }
-}
-
-function withHeaders(response: Response, extra: Record<string, string>): Response {
-  const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(extra)) if (!headers.has(name)) headers.set(name, value);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  return cache.claimsOf(authorization.slice("Bearer ".length));
 }
 
 /** How the gateway counts and caps requests. */
@@ -116,31 +106,45 @@ export interface GatewayOptions {
   keys?: VerificationKeys;
 }
 
+/** A node request handler, as `http.createServer` takes. */
+export type GatewayListener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
+
 /**
  * The local API gateway: what Kong does for `supabase start` on port 54321. Routes by prefix,
  * translates API keys into JWTs, answers CORS, tags requests with an id, caps body sizes and
  * enforces the per-minute rate limits of decisions.md (data API 200, auth 60, functions 500).
- * Upstreams get the client's address as the only X-Forwarded-For entry.
+ * Upstreams get the client's address as the only X-Forwarded-For entry. It works on node's own
+ * request and response objects: the data API and functions are proxied stream to stream, and only
+ * the in-process services (auth, storage) get web Requests.
  */
 export function createGateway(
   config: StackConfig,
   targets: GatewayTargets,
   { limiter = new RateLimiter(), bodyLimits = BODY_LIMITS, trustedProxies = new TrustedProxies(), keys = stackKeys(config) }: GatewayOptions = {},
-): (request: Request, peer: string) => Promise<Response> {
-  return async (request, peer) => {
-    const clientAddress = clientAddressOf(request, peer, trustedProxies);
-    const requestId = request.headers.get("x-request-id") ?? randomUUID();
+): GatewayListener {
+  const claimsCache = new ClaimsCache(keys);
+  const restOrigin = new URL(targets.restUrl);
+  const functionsOrigin = new URL(targets.functionsUrl);
+  const handle = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
+    const method = incoming.method ?? "GET";
+    const requestHeaders = incomingHeaderReader(incoming.headers);
+    const clientAddress = clientAddressOf(requestHeaders, incoming.socket.remoteAddress ?? "unknown", trustedProxies);
+    const requestId = requestHeaders.get("x-request-id") ?? randomUUID();
     const tags = { ...CORS_HEADERS, "sb-request-id": requestId, "x-request-id": requestId };
-    const url = new URL(request.url);
+    const url = new URL(incoming.url ?? "/", "http://gateway");
     const target = route(url.pathname);
     if (!target) {
-      return withHeaders(Response.json({ message: "no Route matched with those values" }, { status: 404 }), tags);
+      sendWebResponse(outgoing, Response.json({ message: "no Route matched with those values" }, { status: 404 }), tags);
+      return;
     }
     // Edge functions answer their own preflights on Supabase; Kong answers the other services'.
-    if (request.method === "OPTIONS" && target.upstream !== "functions") return new Response(null, { status: 200, headers: tags });
+    if (method === "OPTIONS" && target.upstream !== "functions") {
+      outgoing.writeHead(200, tags).end();
+      return;
+    }
 
-    const authorization = target.translateKeys ? translateAuthorization(request.headers, config) : request.headers.get("authorization");
-    const claims = target.upstream === "storage" ? null : bearerClaims(authorization, keys);
+    const authorization = target.translateKeys ? translateAuthorization(requestHeaders, config) : requestHeaders.get("authorization");
+    const claims = target.upstream === "storage" ? null : bearerClaims(authorization, claimsCache);
     // The service_role key is a server secret held by trusted back-office code (functions, workers),
     // not a client; its calls all come from this machine and would otherwise share one budget.
     if (target.upstream !== "storage" && claims?.role !== "service_role") {
@@ -149,52 +153,59 @@ export function createGateway(
       if (!decision.allowed) {
         const code = target.upstream === "auth" ? "over_request_rate_limit" : "rate_limit_exceeded";
         const message = target.upstream === "auth" ? "Request rate limit reached" : `Rate limit exceeded: ${decision.limit} requests per minute`;
-        return withHeaders(upstreamError(target.upstream, 429, code, message, { "retry-after": String(decision.resetSeconds) }), tags);
+        sendWebResponse(outgoing, upstreamError(target.upstream, 429, code, message, { "retry-after": String(decision.resetSeconds) }), tags);
+        return;
       }
     }
 
-    const unfiltered = target.upstream === "rest" ? unfilteredWriteError(request.method, target.path, url.searchParams) : null;
-    if (unfiltered) return withHeaders(unfiltered, tags);
+    const unfiltered = target.upstream === "rest" ? unfilteredWriteError(method, target.path, url.searchParams) : null;
+    if (unfiltered) {
+      sendWebResponse(outgoing, unfiltered, tags);
+      return;
+    }
 
-    const body = await readBody(request, bodyLimits[target.upstream]);
+    const body = await readBody(incoming, bodyLimits[target.upstream]);
     if (body === null) {
       const limitMiB = Math.round(bodyLimits[target.upstream] / (1024 * 1024));
-      return withHeaders(upstreamError(target.upstream, 413, "payload_too_large", `Request body exceeds the ${limitMiB} MiB limit`), tags);
+      // The rest of the body is never read: the connection cannot serve another request.
+      sendWebResponse(outgoing, upstreamError(target.upstream, 413, "payload_too_large", `Request body exceeds the ${limitMiB} MiB limit`, { connection: "close" }), tags);
+      return;
     }
 
-    const headers = new Headers(request.headers);
-    for (const name of HOP_BY_HOP) headers.delete(name);
-    if (authorization === null) headers.delete("authorization");
-    else headers.set("authorization", authorization);
+    const headers: Record<string, string> = {};
+    for (const name in incoming.headers) {
+      if (!HOP_BY_HOP.has(name)) headers[name] = requestHeaders.get(name) as string;
+    }
+    if (authorization === null) delete headers.authorization;
+    else headers.authorization = authorization;
     // Loopback hops gain nothing from compression, and an encoded answer would reach the client
     // with headers describing the upstream hop; ask every upstream for identity.
-    headers.set("accept-encoding", "identity");
-    headers.set("x-request-id", requestId);
-    headers.set("x-forwarded-for", clientAddress);
-    headers.set("x-forwarded-host", url.host);
-    headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
+    headers["accept-encoding"] = "identity";
+    headers["x-request-id"] = requestId;
+    headers["x-forwarded-for"] = clientAddress;
+    const host = requestHeaders.get("host");
+    if (host !== null) headers["x-forwarded-host"] = host;
+    headers["x-forwarded-proto"] = "http";
     const upstreamUrl = `${target.path}${url.search}`;
-    const init: RequestInit & { duplex?: "half" } = { method: request.method, headers, body, redirect: "manual" };
 
-    let response: Response;
-    try {
-      switch (target.upstream) {
-        case "auth":
-          response = await targets.auth(new Request(`http://auth${upstreamUrl}`, init));
-          break;
-        case "storage":
-          response = await targets.storage(new Request(`http://storage${upstreamUrl}`, init));
-          break;
-        case "rest":
-          response = await upstreamFetch(`${targets.restUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
-          break;
-        case "functions":
-          response = await upstreamFetch(`${targets.functionsUrl}${upstreamUrl}`, request.method, headers, body, request.signal);
-          break;
+    if (target.upstream === "rest" || target.upstream === "functions") {
+      const origin = target.upstream === "rest" ? restOrigin : functionsOrigin;
+      try {
+        await proxyToUpstream({ origin, path: upstreamUrl, wholeAnswers: target.upstream === "rest" }, method, headers, body, outgoing, tags);
+      } catch {
+        sendWebResponse(outgoing, upstreamError(target.upstream, 502, "upstream_unavailable", `The ${target.upstream} service is not reachable`), tags);
       }
-    } catch {
-      return withHeaders(upstreamError(target.upstream, 502, "upstream_unavailable", `The ${target.upstream} service is not reachable`), tags);
+      return;
     }
-    return withHeaders(response, tags);
+    const service = target.upstream === "auth" ? targets.auth : targets.storage;
+    const request = new Request(`http://${target.upstream}${upstreamUrl}`, { method, headers, body: body && new Uint8Array(body), redirect: "manual" });
+    sendWebResponse(outgoing, await service(request), tags);
+  };
+  return (incoming, outgoing) => {
+    handle(incoming, outgoing).catch(() => {
+      // Only a service that threw (or a client gone mid-body) lands here; answer if still possible.
+      if (outgoing.headersSent) outgoing.destroy();
+      else sendWebResponse(outgoing, Response.json({ message: "An invalid response was received from the upstream server" }, { status: 502 }), {});
+    });
   };
 }

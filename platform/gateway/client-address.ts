@@ -1,4 +1,5 @@
 import { BlockList, isIP } from "node:net";
+import type { HeaderReader } from "./header-reader.ts";
 
 /**
  * The proxies whose forwarding headers the gateway believes, as Kong's `trusted_ips` and GoTrue's
@@ -52,10 +53,10 @@ function unmapped(address: string): string {
  * first address that is not one is the client; entries further left were written by the client
  * and prove nothing. A malformed entry ends the walk at the last good one.
  */
-export function clientAddressOf(request: Request, peer: string, trusted: TrustedProxies): string {
+export function clientAddressOf(headers: HeaderReader, peer: string, trusted: TrustedProxies): string {
   let client = unmapped(peer);
   if (!trusted.trusts(client)) return client;
-  const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
+  const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim()).filter(Boolean);
   for (const hop of hops.reverse()) {
     if (isIP(unmapped(hop)) === 0) break;
     client = unmapped(hop);
