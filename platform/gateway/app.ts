@@ -58,7 +58,14 @@ interface Route {
   translateKeys: boolean;
 }
 
-function route(pathname: string): Route | null {
+/** `<identifier>.chat.<domain>`: a chat deployment's subdomain form (locally `<identifier>.chat.localhost`). */
+const CHAT_SUBDOMAIN = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.chat\./;
+
+function route(pathname: string, hostname: string): Route | null {
+  // Chat deployments are the `chat` function's, at /chat/<identifier> or on their own subdomain.
+  const chat = CHAT_SUBDOMAIN.exec(hostname);
+  if (chat) return { upstream: "functions", path: `/chat/${chat[1]}${pathname === "/" ? "" : pathname}`, translateKeys: false };
+  if (pathname === "/chat" || pathname.startsWith("/chat/")) return { upstream: "functions", path: pathname, translateKeys: false };
   const prefixes: [string, Upstream][] = [["/rest/v1", "rest"], ["/auth/v1", "auth"], ["/storage/v1", "storage"], ["/functions/v1", "functions"]];
   for (const [prefix, upstream] of prefixes) {
     if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
@@ -132,7 +139,9 @@ export function createGateway(
     const requestId = requestHeaders.get("x-request-id") ?? randomUUID();
     const tags = { ...CORS_HEADERS, "sb-request-id": requestId, "x-request-id": requestId };
     const url = new URL(incoming.url ?? "/", "http://gateway");
-    const target = route(url.pathname);
+    // The Host header's name without its port: a chat's subdomain form routes on it.
+    const hostname = (requestHeaders.get("host") ?? "").toLowerCase().replace(/:\d+$/, "");
+    const target = route(url.pathname, hostname);
     if (!target) {
       sendWebResponse(outgoing, Response.json({ message: "no Route matched with those values" }, { status: 404 }), tags);
       return;

@@ -90,6 +90,13 @@ const endpoints: Endpoint[] = [
   { name: "GET /api/jobs/{executionId}", service: "workflows", method: "GET", path: (slot) => `/api/jobs/${slot}`, headers: () => ({ "x-api-key": workflowKey }) },
   { name: "GET /api/workflows/{slot}/status", service: "workflows", method: "GET", path: (slot) => `/api/workflows/${slot}/status`, headers: () => ({ "x-api-key": workflowKey }) },
   { name: "GET /api/users/me/usage-limits", service: "workflows", method: "GET", path: (slot) => `/api/users/me/usage-limits?x=${slot}`, headers: () => ({ "x-api-key": slotKey() }) },
+  // Triggers without an API key (docs/triggers.md): a webhook delivery and a public chat's endpoints.
+  { name: "POST /api/webhooks/trigger/hostile-hook", service: "workflows", method: "POST", path: () => "/api/webhooks/trigger/hostile-hook", body: (value) => ({ text: value, nested: { value } }), headers: () => ({}) },
+  { name: "POST /api/webhooks/trigger/{path}", service: "workflows", method: "POST", path: (slot) => `/api/webhooks/trigger/${slot}`, body: (value) => ({ text: value }), headers: () => ({ authorization: "Bearer hostile" }) },
+  { name: "POST /chat/hostile-chat", service: "workflows", method: "POST", path: () => "/chat/hostile-chat", body: (value) => ({ message: value, conversationId: value }), headers: () => ({ cookie: "orbita_chat_hostile-chat=e30.AAAA" }) },
+  { name: "POST /chat/{identifier}/login", service: "workflows", method: "POST", path: (slot) => `/chat/${slot}/login`, body: (value) => ({ password: value }), headers: () => ({}) },
+  { name: "POST /chat/hostile-chat/otp/verify", service: "workflows", method: "POST", path: () => "/chat/hostile-chat/otp/verify", body: (value) => ({ email: value, code: value }), headers: () => ({}) },
+  { name: "GET /chat/{identifier}/config", service: "workflows", method: "GET", path: (slot) => `/chat/${slot}/config`, headers: () => ({ cookie: "orbita_chat_x=not.signed" }) },
   // Workflow user code where there are no Web Workers: the project's own functions call it with the service key.
   {
     name: "workflow-sandbox",
@@ -217,6 +224,16 @@ beforeAll(async () => {
   workflowId = await createWorkflow(editor, workspace.id, "Echo", state);
   const deployed = await editor.client.rpc("deploy_workflow", { p_workflow_id: workflowId });
   if (deployed.error) throw deployed.error;
+  const triggered = await createWorkflow(editor, workspace.id, "Hostile triggers", new WorkflowBuilder()
+    .block("hook", "generic_webhook", { path: "hostile-hook" }, { name: "Webhook 1" })
+    .block("chat", "chat_trigger", {}, { name: "Chat" })
+    .block("reply", "variables", { assignments: [{ name: "said", value: "<chat.message>" }] }, { name: "Reply" })
+    .edge("chat", "reply")
+    .build());
+  const triggersDeployed = await editor.client.rpc("deploy_workflow", { p_workflow_id: triggered });
+  if (triggersDeployed.error) throw triggersDeployed.error;
+  const chat = await editor.client.rpc("deploy_chat", { p_workflow_id: triggered, p_identifier: "hostile-chat", p_title: "Hostile" });
+  if (chat.error) throw chat.error;
   const created = await editor.client.rpc("create_api_key", { p_name: "hostile" }).single<{ key: string }>();
   if (created.error) throw created.error;
   workflowKey = created.data.key;

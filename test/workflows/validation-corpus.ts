@@ -18,8 +18,9 @@ export function richState(): WorkflowState {
     .block("done", "response", { body: "<variable.total>", headers: { "X-Route": "<route.selectedRoute>" } }, { name: "Done" })
     .block("few", "response", { status: 422, body: { error: "need more items" } }, { name: "Few" })
     .block("pause", "wait", { amount: 1, unit: "ms" }, { name: "Pause" })
-    .block("hook", "generic_webhook", {}, { name: "Hook" })
+    .block("hook", "generic_webhook", { path: "orders", requireAuth: true, token: "{{HOOK_TOKEN}}", secretHeaderName: "X-Service-Secret" }, { name: "Hook" })
     .block("tick", "schedule", { cronExpression: "0 * * * *" }, { name: "Tick" })
+    .block("talk", "chat_trigger", {}, { name: "Chat" })
     .edge("api", "check")
     .edge("check", "each", "condition-many")
     .edge("check", "few", "condition-few")
@@ -32,6 +33,7 @@ export function richState(): WorkflowState {
     .edge("set", "done")
     .edge("hook", "check")
     .edge("tick", "check")
+    .edge("talk", "check")
     .build();
 }
 
@@ -50,6 +52,11 @@ const mutations: Record<string, Mutation> = {
   "config: union out of range": (s) => Object.assign(s.blocks.few, { config: { status: 99 } }),
   "config: nested item problems": (s) => Object.assign(s.blocks.api, { config: { inputFormat: [{ name: "1x", type: "date" }, { type: "string" }] } }),
   "config: bad cron": (s) => Object.assign(s.blocks.tick, { config: { cronExpression: "* *" } }),
+  "config: schedule presets without their fields": (s) => Object.assign(s.blocks.tick, { config: { scheduleType: "weekly", cronExpression: "0 * * * *", weeklyTime: "25:00" } }),
+  "config: schedule without an expression": (s) => Object.assign(s.blocks.tick, { config: { scheduleType: "cron", timezone: "UTC" } }),
+  "config: webhook path, header and token": (s) => Object.assign(s.blocks.hook, { config: { path: "a/b", requireAuth: true, token: " ", secretHeaderName: "Bad Header" } }),
+  "config: webhook auth without a token": (s) => Object.assign(s.blocks.hook, { config: { path: "orders", requireAuth: true } }),
+  "config: chat trigger takes no settings": (s) => Object.assign(s.blocks.talk, { config: { greeting: "hi" } }),
   "config: wrong container config": (s) => Object.assign(s.blocks.each, { config: { extra: 1 } }),
   "conditions: order and expressions": (s) =>
     Object.assign(s.blocks.check, {

@@ -167,6 +167,26 @@ isOneToOne: false
       referencedColumns: ["id"]
     }
                   ]
+                },"chat_deployments": {
+                  Row: {
+                    "allowed_emails": (string)[],"auth_type": Database["public"]['Enums']["chat_auth_type"],"auth_version": number,"created_at": string,"created_by": string | null,"description": string | null,"id": string,"identifier": string,"outputs": (string)[],"password_hash": string | null,"title": string,"updated_at": string,"welcome_message": string | null,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "allowed_emails"?: (string)[],"auth_type"?: Database["public"]['Enums']["chat_auth_type"],"auth_version"?: number,"created_at"?: string,"created_by"?: string | null,"description"?: string | null,"id"?: string,"identifier": string,"outputs"?: (string)[],"password_hash"?: string | null,"title": string,"updated_at"?: string,"welcome_message"?: string | null,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "allowed_emails"?: (string)[],"auth_type"?: Database["public"]['Enums']["chat_auth_type"],"auth_version"?: number,"created_at"?: string,"created_by"?: string | null,"description"?: string | null,"id"?: string,"identifier"?: string,"outputs"?: (string)[],"password_hash"?: string | null,"title"?: string,"updated_at"?: string,"welcome_message"?: string | null,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "chat_deployments_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
                 },"cidades": {
                   Row: {
                     "id": string,"nome": string,"raio_checkin_m": number,"uf": string
@@ -665,18 +685,90 @@ isOneToOne: false
                   ]
                 },"workflow_executions": {
                   Row: {
-                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_requested_at": string | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"park_attempt": number,"parked_until": string | null,"queue_message_id": number | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"triggered_by": string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_requested_at": string | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"queue_message_id": number | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id": string | null,"triggered_by": string | null,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"triggered_by"?: string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"triggered_by"?: string | null,"workflow_id"?: string,"workspace_id"?: string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
       foreignKeyName: "workflow_executions_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workflow_schedule_runs": {
+                  Row: {
+                    "block_id": string,"execution_id": string | null,"fired_at": string,"outcome": string,"reason": string | null,"scheduled_for": string,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "block_id": string,"execution_id"?: string | null,"fired_at": string,"outcome": string,"reason"?: string | null,"scheduled_for": string,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "block_id"?: string,"execution_id"?: string | null,"fired_at"?: string,"outcome"?: string,"reason"?: string | null,"scheduled_for"?: string,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_schedule_runs_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workflow_schedules": {
+                  Row: {
+                    "block_id": string,"block_name": string,"consecutive_failures": number,"created_at": string,"cron_expression": string,"deployment_id": string,"id": string,"last_execution_id": string | null,"last_run_at": string | null,"max_consecutive_failures": number,"next_run_at": string | null,"paused_at": string | null,"paused_reason": string | null,"status": Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at": string,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "block_id": string,"block_name": string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression": string,"deployment_id": string,"id"?: string,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at"?: string,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "block_id"?: string,"block_name"?: string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression"?: string,"deployment_id"?: string,"id"?: string,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone"?: string,"updated_at"?: string,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_schedules_deployment_id_fkey"
+      columns: ["deployment_id"]
+isOneToOne: false
+      referencedRelation: "workflow_deployments"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "workflow_schedules_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workflow_webhooks": {
+                  Row: {
+                    "block_id": string,"created_at": string,"deployment_id": string,"path": string,"require_auth": boolean,"secret_header_name": string | null,"workflow_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "block_id": string,"created_at"?: string,"deployment_id": string,"path": string,"require_auth": boolean,"secret_header_name"?: string | null,"workflow_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "block_id"?: string,"created_at"?: string,"deployment_id"?: string,"path"?: string,"require_auth"?: boolean,"secret_header_name"?: string | null,"workflow_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_webhooks_deployment_id_fkey"
+      columns: ["deployment_id"]
+isOneToOne: false
+      referencedRelation: "workflow_deployments"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "workflow_webhooks_workspace_id_workflow_id_fkey"
       columns: ["workspace_id","workflow_id"]
 isOneToOne: false
       referencedRelation: "workflows"
@@ -774,6 +866,12 @@ isOneToOne: false
         isOneToOne: true
         isSetofReturn: false
       } },
+"admit_chat_run":
+{ Args: { "p_cached_deployment_ids"?: (string)[],"p_conversation_id": string,"p_environment_version"?: number,"p_history_turns"?: number,"p_identifier": string,"p_lease_seconds"?: number,"p_message": string,"p_session": Json }; Returns: Json
+                           },
+"admit_trigger_run":
+{ Args: { "p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger": string,"p_trigger_block_id": string,"p_workflow_id": string }; Returns: Json
+                           },
 "admit_workflow_run":
 { Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
                            },
@@ -782,6 +880,18 @@ isOneToOne: false
                            },
 "cancel_workflow_run":
 { Args: { "p_api_key"?: string,"p_execution_id": string,"p_user_id"?: string }; Returns: Json
+                           },
+"chat_password_login":
+{ Args: { "p_client": string,"p_identifier": string,"p_now"?: string,"p_password": string }; Returns: Json
+                           },
+"chat_request_code":
+{ Args: { "p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
+                           },
+"chat_target":
+{ Args: { "p_identifier": string }; Returns: Json
+                           },
+"chat_verify_code":
+{ Args: { "p_code": string,"p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
                            },
 "claim_workflow_runs":
 { Args: { "p_batch_size"?: number,"p_cached_deployment_ids"?: (string)[],"p_environment_versions"?: Json,"p_lease_seconds"?: number }; Returns: Json
@@ -806,6 +916,9 @@ isOneToOne: false
         isOneToOne: true
         isSetofReturn: false
       } },
+"deploy_chat":
+{ Args: { "p_allowed_emails"?: (string)[],"p_auth_type"?: string,"p_description"?: string,"p_identifier": string,"p_outputs"?: (string)[],"p_password"?: string,"p_title": string,"p_welcome_message"?: string,"p_workflow_id": string }; Returns: Json
+                           },
 "deploy_workflow":
 { Args: { "p_note"?: string,"p_workflow_id": string }; Returns: {
               "activated_at": string | null,
@@ -869,15 +982,42 @@ isOneToOne: false
 "my_workspace_role":
 { Args: { "p_workspace_id": string }; Returns: string
                            },
-"park_workflow_run":
-{ Args: { "p_attempt": number,"p_execution_id": string,"p_resume_at": string }; Returns: Json
+"preview_schedule":
+{ Args: { "p_after"?: string,"p_count"?: number,"p_cron_expression": string,"p_timezone"?: string }; Returns: (string)[]
                            },
-"record_workflow_checkpoint":
-{ Args: { "p_attempt": number,"p_checkpoint": Json,"p_execution_id": string }; Returns: Json
+"record_chat_turn":
+{ Args: { "p_answer": string,"p_chat_id": string,"p_conversation_id": string,"p_execution_id": string,"p_message": string,"p_subject": string }; Returns: undefined
                            },
 "respond_to_proposal":
 { Args: { "_action": string,"_email": string,"_token": string }; Returns: Record<string, unknown>
                            },
+"resume_workflow_schedule":
+{ Args: { "p_schedule_id": string }; Returns: {
+              "block_id": string,
+"block_name": string,
+"consecutive_failures": number,
+"created_at": string,
+"cron_expression": string,
+"deployment_id": string,
+"id": string,
+"last_execution_id": string | null,
+"last_run_at": string | null,
+"max_consecutive_failures": number,
+"next_run_at": string | null,
+"paused_at": string | null,
+"paused_reason": string | null,
+"status": Database["public"]['Enums']["workflow_schedule_status"],
+"timezone": string,
+"updated_at": string,
+"workflow_id": string,
+"workspace_id": string
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "workflow_schedules"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
 "revoke_api_key":
 { Args: { "p_id": string }; Returns: {
               "created_at": string,
@@ -911,11 +1051,17 @@ isOneToOne: false
         isOneToOne: true
         isSetofReturn: false
       } },
+"undeploy_chat":
+{ Args: { "p_workflow_id": string }; Returns: undefined
+                           },
 "undeploy_workflow":
 { Args: { "p_workflow_id": string }; Returns: undefined
                            },
 "validate_workflow_state":
 { Args: { "p_mode"?: string,"p_state": Json }; Returns: Json
+                           },
+"webhook_trigger_target":
+{ Args: { "p_path": string }; Returns: Json
                            },
 "workflow_deployment_status":
 { Args: { "p_api_key"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
@@ -931,7 +1077,7 @@ isOneToOne: false
                            }
           }
           Enums: {
-            "app_role": "super_admin"|"admin"|"technician","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
+            "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
           }
           CompositeTypes: {
             [_ in never]: never
@@ -1047,7 +1193,7 @@ export type CompositeTypes<
 export const Constants = {
   "public": {
           Enums: {
-            "app_role": ["super_admin", "admin", "technician"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
+            "app_role": ["super_admin", "admin", "technician"],"chat_auth_type": ["public", "password", "email"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_schedule_status": ["active", "paused"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
           }
         }
 } as const

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatBRL, formatDate, formatMonths } from "./format.ts";
-import { escapeHtml } from "./html.ts";
+import { escapeHtml } from "../http/html.ts";
 
 /** A row of public.get_proposal_for_approval: what the customer may see, and the token state. */
 export const approvalSummarySchema = z.object({

@@ -1,5 +1,5 @@
 import { formatBRL, formatCnpj, formatDate, formatMonths } from "./format.ts";
-import { escapeHtml } from "./html.ts";
+import { escapeHtml } from "../http/html.ts";
 import type { ProposalDocument } from "./proposal-document.ts";
 
 /** The proposal e-mail in both forms, ready for Resend. */

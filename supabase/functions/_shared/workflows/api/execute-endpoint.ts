@@ -57,7 +57,7 @@ function badHeader(name: string, message: string): HttpError {
 }
 
 /** SHA-256 of the parsed body (so whitespace and key spacing do not make a retry a new request). */
-async function requestHash(body: unknown, mode: string): Promise<string> {
+export async function requestHash(body: unknown, mode: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${mode}\n${JSON.stringify(body) ?? ""}`));
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

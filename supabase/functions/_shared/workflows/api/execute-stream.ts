@@ -17,7 +17,7 @@
 import { createSse } from "../../http/sse.ts";
 import { requestLogger } from "../../http/logger.ts";
 import { workflowLog } from "../../http/workflow-errors.ts";
-import type { TraceSpan, TriggerRequest } from "../engine/context.ts";
+import type { ExecutionResult, TraceSpan, TriggerRequest } from "../engine/context.ts";
 import { executeWorkflow } from "../engine/execute.ts";
 import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
 import { endingOf, finishRun, type PreparedRun } from "../runs/run-lifecycle.ts";
@@ -37,6 +37,11 @@ export interface StreamedRun {
   timeoutMs: number;
   request: Request;
   headers: Record<string, string>;
+  /**
+   * Called once the run is recorded, before the terminal frame, with the chunks the client was
+   * sent (the chat keeps its conversation's turns with it). A failure here is logged, not sent.
+   */
+  onEnded?: (ending: { result: ExecutionResult; output: unknown; chunks: readonly string[] }) => Promise<void>;
 }
 
 /** Starts the run and answers with its event stream (see the module comment). */
@@ -45,18 +50,23 @@ export function streamRun(options: StreamedRun): Response {
   const { response, writer } = createSse({ signal: options.request.signal, headers: options.headers });
   const selectedBlocks = new Set(selected?.map((selection) => selection.blockId));
   const streamedBlocks = new Set<string>();
+  const sent: string[] = [];
+  const send = (blockId: string, chunk: string) => {
+    if (options.onEnded) sent.push(chunk);
+    writer.send({ blockId, chunk });
+  };
 
   const onChunk = (blockId: string, chunk: string) => {
     if (selected && !selectedBlocks.has(blockId)) return;
     streamedBlocks.add(blockId);
-    writer.send({ blockId, chunk });
+    send(blockId, chunk);
   };
   const onBlockComplete = (span: TraceSpan) => {
     if (!selected || span.status !== "success" || streamedBlocks.has(span.blockId)) return;
     for (const selection of selected) {
       if (selection.blockId !== span.blockId) continue;
       const value = selectedValue(selection, span.output);
-      if (value !== undefined) writer.send({ blockId: span.blockId, chunk: chunkText(value) });
+      if (value !== undefined) send(span.blockId, chunkText(value));
     }
   };
 
@@ -68,6 +78,9 @@ export function streamRun(options: StreamedRun): Response {
       });
       const output = selected ? selectedOutput(selected, result.traceSpans) : result.output;
       await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: executeAnswer(result, output) });
+      await options.onEnded?.({ result, output, chunks: sent }).catch((error) => {
+        requestLogger(workflowLog, options.request).error("stream_end_hook_failed", { executionId: run.executionId, error });
+      });
       if (result.status === "timeout") {
         writer.send({ event: "error", error: result.error?.message ?? "the run ran past its time limit" });
       } else if (result.status !== "cancelled") {

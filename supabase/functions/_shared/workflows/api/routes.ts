@@ -9,6 +9,7 @@
  *   POST /api/workflows/{id}/run         run the draft (signed-in editors)
  *   GET  /api/jobs/{executionId}         an async (or any) run's status
  *   GET  /api/users/me/usage-limits      rate limits and usage of the caller's billing account
+ *   POST /api/webhooks/trigger/{path}    start the workflow listening on a webhook path (async, 202)
  *   POST /functions/v1/workflow-run/{id} the manual run, as its own function
  */
 import type { Hono } from "hono";
@@ -18,6 +19,7 @@ import { handleExecute } from "./execute-endpoint.ts";
 import { handleManualRun } from "./manual-run-endpoint.ts";
 import { handleDeploymentStatus, handleJobStatus, handleUsageLimits } from "./read-endpoints.ts";
 import { defaultRunServices, type RunServices } from "./run-services.ts";
+import { handleWebhookTrigger } from "./webhook-trigger-endpoint.ts";
 
 /** The routes under `/api`, for the `api` function to mount there. */
 export function createWorkflowApp(services: () => RunServices = defaultRunServices): Hono {
@@ -27,6 +29,7 @@ export function createWorkflowApp(services: () => RunServices = defaultRunServic
     { method: "POST", path: "/workflows/:id/run", handle: (c) => handleManualRun(c, services()) },
     { method: "GET", path: "/jobs/:executionId", handle: (c) => handleJobStatus(c, services()) },
     { method: "GET", path: "/users/me/usage-limits", handle: (c) => handleUsageLimits(c, services()) },
+    { method: "POST", path: "/webhooks/trigger/:path", handle: (c) => handleWebhookTrigger(c, services()) },
   ];
   return createRouter(routes, { errors: workflowErrors, logger: workflowLog });
 }

@@ -85,7 +85,11 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       return;
     }
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
-    const trigger = { kind: run.trigger as TriggerKind, ...(run.input !== null && run.input !== undefined ? { input: run.input } : {}) };
+    const trigger = {
+      kind: run.trigger as TriggerKind,
+      ...(run.triggerBlockId ? { blockId: run.triggerBlockId } : {}),
+      ...(run.input !== null && run.input !== undefined ? { input: run.input } : {}),
+    };
     const result = await executeWorkflow({
       workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, signal: controller.signal,
       timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files },

@@ -30,6 +30,8 @@ export interface RunPayload {
   executionId: string;
   runStatus: "queued" | "running";
   trigger: "manual" | "api" | "webhook" | "schedule" | "chat";
+  /** The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind). */
+  triggerBlockId?: string | null;
   mode: "sync" | "async";
   attempt: number;
   leaseExpiresAt: string | null;

@@ -25,6 +25,11 @@ export async function checkTriggerInput(compiled: CompiledWorkflow, trigger: Tri
   const node = chooseTrigger(compiled, trigger);
   if (!TYPED_TRIGGERS.has(node.type)) return;
   const fields = (node.block.config as { inputFormat?: InputField[] } | undefined)?.inputFormat ?? [];
-  if (fields.length === 0 || trigger.input === undefined) return;
-  await applyInputFormat(fields, trigger.input, { label: `trigger "${node.block.name}"`, executionId: "check", files: checkingStore });
+  await checkInputFormat(fields, trigger.input, node.block.name);
+}
+
+/** The same check against an Input Format read elsewhere (a webhook's, before its run is admitted). */
+export async function checkInputFormat(fields: readonly InputField[], input: unknown, triggerName: string): Promise<void> {
+  if (fields.length === 0 || input === undefined) return;
+  await applyInputFormat(fields, input, { label: `trigger "${triggerName}"`, executionId: "check", files: checkingStore });
 }

@@ -28,6 +28,7 @@ describe("the block catalogue", () => {
       vectordb: "tools",
       agent: "core",
       llm_router: "control",
+      chat_trigger: "trigger",
     });
     expect(isBlockType("function")).toBe(true);
     expect(isBlockType("toString")).toBe(false);

@@ -12,6 +12,7 @@ import { apiBlock } from "../blocks/api/index.ts";
 import { apiTriggerBlock } from "../blocks/api-trigger/index.ts";
 import type { BlockHandler } from "../blocks/block-handler.ts";
 import type { BlockDefinition } from "../blocks/block-definition.ts";
+import { chatTriggerBlock } from "../blocks/chat-trigger/index.ts";
 import { conditionBlock } from "../blocks/condition/index.ts";
 import { functionBlock } from "../blocks/function/index.ts";
 import { genericWebhookBlock } from "../blocks/generic-webhook/index.ts";
@@ -44,6 +45,7 @@ export const BLOCK_DEFINITIONS = [
   vectordbBlock,
   agentBlock,
   llmRouterBlock,
+  chatTriggerBlock,
 ] as const;
 
 /** A block type name. */

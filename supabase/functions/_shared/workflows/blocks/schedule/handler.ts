@@ -1,10 +1,14 @@
-/** Schedule trigger: a run started by a cron tick reports when the tick was due and when it fired. */
+/**
+ * Schedule trigger: a run started by the ticker reports the slot it was due for, when it fired, and
+ * the cron expression and time zone the slot came from (the ticker sends the effective expression,
+ * so a preset shows as the expression it stands for).
+ */
 import type { BlockOutput } from "../../engine/context.ts";
 import { asRecord } from "../../engine/values.ts";
 import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
 
 interface ScheduleInput {
-  cronExpression: string;
+  cronExpression?: string;
   timezone?: string;
 }
 
@@ -14,7 +18,14 @@ export const scheduleTriggerHandler: BlockHandler<ScheduleInput> = {
   execute(run): BlockOutput {
     const firedAt = new Date(run.services.clock.now()).toISOString();
     const tick = asRecord(run.trigger?.input);
-    const scheduledFor = typeof tick?.scheduledFor === "string" ? tick.scheduledFor : firedAt;
-    return { scheduledFor, firedAt, cronExpression: run.input.cronExpression.trim(), timezone: run.input.timezone ?? "UTC" };
+    const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+    // The ticker sends Postgres's spelling (2030-03-09T07:30:00+00:00); runs read one ISO form.
+    const slot = text(tick?.scheduledFor);
+    return {
+      scheduledFor: slot !== null && Number.isFinite(Date.parse(slot)) ? new Date(slot).toISOString() : slot ?? firedAt,
+      firedAt,
+      cronExpression: text(tick?.cronExpression) ?? text(run.input.cronExpression),
+      timezone: text(tick?.timezone) ?? text(run.input.timezone) ?? "UTC",
+    };
   },
 };

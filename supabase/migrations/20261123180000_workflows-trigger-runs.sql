@@ -1,0 +1,94 @@
+-- Workflow service, part 5: runs started by the webhook, schedule and chat triggers.
+--
+-- These callers have no API key and no signed-in user: the edge function (webhook secret, chat
+-- session) or the database itself (the schedule ticker) vouches for them. They are admitted by
+-- the same admit_workflow_run as every run (usage limit, rate limit, base charge, record), through
+-- one more entry point, admit_trigger_run, which also records which trigger block the run starts
+-- from: a workflow may have several webhook or schedule triggers, and an async run is started by a
+-- worker that only has the record to go by. admit_workflow_run's contract is unchanged.
+
+alter table public.workflow_executions add column trigger_block_id text;
+comment on column public.workflow_executions.trigger_block_id is 'The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind, as for API and manual runs).';
+
+/**
+ * What a run needs to execute, as admit and claim return it (as before), now with the trigger block
+ * it starts from (`triggerBlockId`) when one was recorded; runs whose trigger kind chooses the block
+ * (API, manual) get exactly the answer they got before.
+ */
+create or replace function workflows_private.run_payload(
+  p_run public.workflow_executions, p_workflow_name text, p_deployment jsonb, p_snapshot jsonb, p_environment jsonb
+)
+returns jsonb
+language plpgsql
+immutable
+set search_path = ''
+as $$
+begin
+  return jsonb_build_object(
+    'executionId', p_run.id,
+    'runStatus', p_run.status,
+    'trigger', p_run.trigger,
+    'mode', p_run.mode,
+    'attempt', p_run.attempt,
+    'leaseExpiresAt', p_run.lease_expires_at,
+    'input', p_run.input,
+    'workflow', jsonb_build_object('id', p_run.workflow_id, 'name', p_workflow_name, 'workspaceId', p_run.workspace_id),
+    'deployment', p_deployment,
+    'snapshot', p_snapshot,
+    'environment', p_environment)
+    || case when p_run.trigger_block_id is null then '{}'::jsonb else jsonb_build_object('triggerBlockId', p_run.trigger_block_id) end;
+end;
+$$;
+comment on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) is 'The execution context admit and claim return: run (with its trigger block when one was recorded), workflow, deployment or snapshot, environment.';
+
+/**
+ * Admits a run of a trigger that has no caller to authenticate: `webhook` (the edge function checked
+ * the webhook's secret), `schedule` (the ticker) or `chat` (the edge function checked the chat
+ * session). Everything else is admit_workflow_run's, with its answers: the active deployment,
+ * idempotency, the usage limit, the sync or async bucket (schedule runs have none), the record and
+ * the base charge. An admitted run also records `p_trigger_block_id`, the trigger block it starts
+ * from, and a sync answer carries it as `triggerBlockId` (claim_workflow_runs hands it to the
+ * worker of an async run). Service role only.
+ */
+create function public.admit_trigger_run(
+  p_trigger text,
+  p_workflow_id uuid,
+  p_trigger_block_id text,
+  p_mode text default 'async',
+  p_input jsonb default null,
+  p_idempotency_key text default null,
+  p_request_hash text default null,
+  p_cached_deployment_ids uuid[] default null,
+  p_environment_version bigint default null,
+  p_lease_seconds integer default 360
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_answer jsonb;
+begin
+  if p_trigger is null or p_trigger not in ('webhook', 'schedule', 'chat') then
+    raise exception 'admit_trigger_run: trigger must be webhook, schedule or chat (API and manual runs use admit_workflow_run)' using errcode = '22023';
+  end if;
+  if p_trigger_block_id is null or btrim(p_trigger_block_id) = '' then
+    raise exception 'admit_trigger_run: the trigger block is required' using errcode = '22023';
+  end if;
+  v_answer := public.admit_workflow_run(p_workflow_id, p_trigger, p_mode, null, null, p_input, p_idempotency_key, p_request_hash,
+    p_cached_deployment_ids, p_environment_version, p_lease_seconds);
+  if v_answer ->> 'outcome' = 'admitted' then
+    update public.workflow_executions e set trigger_block_id = p_trigger_block_id where e.id = (v_answer ->> 'executionId')::uuid;
+    if v_answer ? 'deployment' then
+      v_answer := v_answer || jsonb_build_object('triggerBlockId', p_trigger_block_id);
+    end if;
+  end if;
+  return v_answer;
+end;
+$$;
+comment on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer) is 'Admits a webhook, schedule or chat run (no key: the caller vouches) through admit_workflow_run and records its trigger block. Service role only.';
+
+revoke execute on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer) from public, anon, authenticated;
+grant execute on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer) to service_role;
+revoke execute on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) from public, anon, authenticated, service_role;
