@@ -88,14 +88,14 @@ export function installPgmqExtension(): "real" | "installed" | "current" {
 const RESERVED_PORTS_FILE = "/proc/sys/net/ipv4/ip_local_reserved_ports";
 
 /**
- * The platform's ports (dev 543xx; test slots 553xx–562xx, the lifecycle test's clusters 563xx–572xx,
- * bench slots 573xx–582xx, the supervision test's stacks 583xx–592xx, the killed-worker test's stacks
- * 593xx–602xx) lie inside Linux's ephemeral
+ * The platform's ports (dev 543xx; test slots 0–19 553xx–572xx, bench slots 573xx–592xx, the
+ * lifecycle test's clusters 593xx–612xx, the supervision test's stacks 613xx–632xx, the
+ * killed-worker test's stacks 633xx–652xx) lie mostly inside Linux's ephemeral
  * range, so an outgoing connection can briefly take one as its source port and make the next start
  * fail with "port in use". Reserving them keeps the kernel from handing them out. Returns false
  * where the setting cannot be changed (not root, or a read-only /proc).
  */
-export function reservePlatformPorts(ranges = ["54320-54340", "55320-60240"]): boolean {
+export function reservePlatformPorts(ranges = ["54320-54340", "55320-60999"]): boolean {
   if (!existsSync(RESERVED_PORTS_FILE)) return false;
   const current = readFileSync(RESERVED_PORTS_FILE, "utf8").trim();
   const missing = ranges.filter((range) => !current.split(",").includes(range));

@@ -22,8 +22,8 @@ import { verifyRoutes } from "./routes-verify.ts";
 import { readAuthSettings, type AuthSettings } from "./settings.ts";
 import { loadProjectKeys } from "./signing-keys.ts";
 
-/** GoTrue's MFA and one-time-token tables, which the service brings up to date when it starts. */
-const SCHEMA_FILE = join(PROJECT_ROOT, "platform", "postgres", "bootstrap", "21-auth-mfa-one-time-tokens.sql");
+/** GoTrue's MFA, one-time-token and flow-state tables, which the service brings up to date when it starts. */
+const SCHEMA_FILES = ["21-auth-mfa-one-time-tokens.sql", "22-auth-flow-state.sql"].map((name) => join(PROJECT_ROOT, "platform", "postgres", "bootstrap", name));
 
 /**
  * Applies the auth tables' latest definitions, as GoTrue migrates its schema on boot, so a cluster
@@ -32,7 +32,7 @@ const SCHEMA_FILE = join(PROJECT_ROOT, "platform", "postgres", "bootstrap", "21-
  */
 async function migrate(db: Sql): Promise<void> {
   try {
-    await db.unsafe(readFileSync(SCHEMA_FILE, "utf8"));
+    for (const file of SCHEMA_FILES) await db.unsafe(readFileSync(file, "utf8"));
   } catch (error) {
     logAuthError("could not bring the auth schema up to date", { error });
   }

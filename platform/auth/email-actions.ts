@@ -5,28 +5,31 @@ import { recordAudit } from "./audit-log.ts";
 import { actionLink, sendAuthMail } from "./mailer.ts";
 import { clearAllOneTimeTokens, createOneTimeToken } from "./one-time-tokens.ts";
 import { assertSendFrequency, generateOtp, tokenHash } from "./otp.ts";
+import { withFlowPrefix, type FlowType } from "./pkce.ts";
 import { updateUser, type UserRow } from "./users-repository.ts";
 
 // GoTrue's send* functions: each checks the user's send frequency (`max_frequency`), mints a code,
 // mails it with its link to the mail catcher, and records the code's hash both in the users row's
 // token column and in auth.one_time_tokens, where /verify looks it up. Run them inside the
-// caller's transaction: a mail that cannot be sent leaves nothing changed.
+// caller's transaction: a mail that cannot be sent leaves nothing changed. In a PKCE flow the
+// stored hash, and so the link's token, carries GoTrue's `pkce_` prefix, which tells /verify to
+// answer with an auth code instead of a session (the caller has created the flow state).
 
 function baseData(context: AuthContext, user: UserRow) {
   return { SiteURL: context.settings.siteUrl, Email: user.email ?? "", Data: user.raw_user_meta_data ?? {} };
 }
 
-/** Mints a code for `address` with its hash. */
-function mint(context: AuthContext, address: string): { otp: string; hash: string } {
+/** Mints a code for `address` with its hash, prefixed for a PKCE flow. */
+function mint(context: AuthContext, address: string, flow: FlowType = "implicit"): { otp: string; hash: string } {
   const otp = generateOtp(context.settings.emailOtpLength);
-  return { otp, hash: tokenHash(address, otp) };
+  return { otp, hash: withFlowPrefix(tokenHash(address, otp), flow) };
 }
 
 /** The signup confirmation mail (signup with confirmations on, and `resend` of type signup). */
-export async function sendConfirmation(db: Db, context: AuthContext, user: UserRow, redirectTo: string): Promise<void> {
+export async function sendConfirmation(db: Db, context: AuthContext, user: UserRow, redirectTo: string, flow: FlowType): Promise<void> {
   assertSendFrequency(user.confirmation_sent_at, context.settings.emailMaxFrequencyMs, "over_email_send_rate_limit");
   const email = user.email ?? "";
-  const { otp, hash } = mint(context, email);
+  const { otp, hash } = mint(context, email, flow);
   await sendAuthMail(context, "confirmation", email, {
     ...baseData(context, user), Token: otp, TokenHash: hash, RedirectTo: redirectTo, ConfirmationURL: actionLink(context, hash, "signup", redirectTo),
   }, "Error sending confirmation email");
@@ -49,10 +52,10 @@ export async function sendInvite(db: Db, context: AuthContext, user: UserRow, re
  * The password recovery mail, or the magic link (GoTrue's magic link is a recovery with another
  * template and link type; both share recovery_token and its frequency timer).
  */
-export async function sendRecoveryOrMagicLink(db: Db, context: AuthContext, user: UserRow, kind: "recovery" | "magiclink", redirectTo: string): Promise<void> {
+export async function sendRecoveryOrMagicLink(db: Db, context: AuthContext, user: UserRow, kind: "recovery" | "magiclink", redirectTo: string, flow: FlowType): Promise<void> {
   assertSendFrequency(user.recovery_sent_at, context.settings.emailMaxFrequencyMs, "over_email_send_rate_limit");
   const email = user.email ?? "";
-  const { otp, hash } = mint(context, email);
+  const { otp, hash } = mint(context, email, flow);
   await sendAuthMail(context, kind === "recovery" ? "recovery" : "magic_link", email, {
     ...baseData(context, user), Token: otp, TokenHash: hash, RedirectTo: redirectTo, ConfirmationURL: actionLink(context, hash, kind, redirectTo),
   }, kind === "recovery" ? "Error sending recovery email" : "Error sending magic link email");
@@ -75,10 +78,10 @@ export async function sendReauthentication(db: Db, context: AuthContext, user: U
  * (the API's `new_email`) with a code of its own; with `double_confirm_changes` the current address
  * gets one too. Each address receives its link and code; the change completes at /verify.
  */
-export async function sendEmailChange(db: Db, context: AuthContext, user: UserRow, newEmail: string, redirectTo: string): Promise<void> {
+export async function sendEmailChange(db: Db, context: AuthContext, user: UserRow, newEmail: string, redirectTo: string, flow: FlowType): Promise<void> {
   assertSendFrequency(user.email_change_sent_at, context.settings.emailMaxFrequencyMs, "over_email_send_rate_limit");
-  const next = mint(context, newEmail);
-  const current = context.settings.doubleConfirmEmailChanges && user.email ? mint(context, user.email) : null;
+  const next = mint(context, newEmail, flow);
+  const current = context.settings.doubleConfirmEmailChanges && user.email ? mint(context, user.email, flow) : null;
   const data = { ...baseData(context, user), NewEmail: newEmail, RedirectTo: redirectTo };
   await sendAuthMail(context, "email_change", newEmail, {
     ...data, SendingTo: newEmail, Token: next.otp, TokenHash: next.hash, ConfirmationURL: actionLink(context, next.hash, "email_change", redirectTo),

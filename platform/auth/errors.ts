@@ -56,6 +56,7 @@ export type AuthErrorCode =
   | "feature_disabled"
   | "bad_code_verifier"
   | "flow_state_not_found"
+  | "flow_state_expired"
   | "bad_oauth_callback"
   | "identity_not_found"
   | "not_found"

@@ -4,7 +4,9 @@ import { recordAudit } from "./audit-log.ts";
 import { clientInfo, DEFAULT_ROLE, requestAudience, type AuthContext } from "./context.ts";
 import { sendConfirmation } from "./email-actions.ts";
 import { badRequest, internalError } from "./errors.ts";
+import { createFlowState } from "./flow-states.ts";
 import { checkPasswordStrength, hashPassword } from "./passwords.ts";
+import { flowOf, validatePkceParams } from "./pkce.ts";
 import { referrer } from "./redirects.ts";
 import { sendPhoneOtp } from "./sms.ts";
 import { findUserById, findUserByPhone, findUserHoldingEmail, insertUser, updateUser, type JsonObject, type UserRecord } from "./users-repository.ts";
@@ -16,6 +18,9 @@ export interface RegistrationRequest {
   phone?: string;
   password: string;
   data: JsonObject;
+  /** The client's PKCE challenge (auth-js `flowType: 'pkce'`): the confirmation link then yields an auth code. */
+  codeChallenge?: string | null;
+  codeChallengeMethod?: string | null;
 }
 
 /** What a signup did: a confirmed user (who may sign in now), an unconfirmed one, or none because the address is taken. */
@@ -33,6 +38,9 @@ export async function register(context: AuthContext, request: Request, params: R
   const { settings } = context;
   if (params.password === "") throw badRequest("validation_failed", "Signup requires a valid password");
   checkPasswordStrength(params.password, settings);
+  // A phone signup answers with its session in the body, so there is no link to protect.
+  if (params.provider === "phone" && params.codeChallenge) throw badRequest("validation_failed", "PKCE not supported for phone signups");
+  const pkce = validatePkceParams(params.codeChallengeMethod, params.codeChallenge);
   const aud = requestAudience(request);
   const client = clientInfo(request);
   let address: string;
@@ -90,7 +98,8 @@ export async function register(context: AuthContext, request: Request, params: R
     if (params.provider === "email") {
       if (!settings.mailerAutoconfirm) {
         await recordAudit(tx, record.user, "user_confirmation_requested", client.ip, { provider: "email" });
-        await sendConfirmation(tx, context, record.user, redirectTo);
+        if (pkce) await createFlowState(tx, { userId, providerType: "email", authenticationMethod: "email/signup", pkce });
+        await sendConfirmation(tx, context, record.user, redirectTo, flowOf(pkce));
         return { kind: "pending", record: (await findUserById(tx, userId)) ?? record };
       }
       await recordAudit(tx, record.user, "user_signedup", client.ip, { provider: "email" });

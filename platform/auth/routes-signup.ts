@@ -77,7 +77,9 @@ async function signUp(context: AuthContext, request: Request): Promise<Response>
   if (email !== "" && phone !== "") throw badRequest("validation_failed", "Only an email address or phone number should be provided on signup.");
   const provider = email !== "" ? "email" : "phone";
   const data = body.data ?? {};
-  const outcome = await register(context, request, { provider, email, phone, password: body.password ?? "", data });
+  const outcome = await register(context, request, {
+    provider, email, phone, password: body.password ?? "", data, codeChallenge: body.code_challenge, codeChallengeMethod: body.code_challenge_method,
+  });
   if (outcome.kind === "exists") {
     const autoconfirm = settings.mailerAutoconfirm || settings.smsAutoconfirm;
     if (autoconfirm) throw unprocessable("user_already_exists", "User already registered");

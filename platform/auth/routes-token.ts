@@ -3,12 +3,14 @@ import { validatePhone } from "./accounts.ts";
 import { recordAudit } from "./audit-log.ts";
 import { clientInfo, requestAudience, type AuthContext } from "./context.ts";
 import { AuthError, badRequest, internalError, unprocessable } from "./errors.ts";
+import { deleteFlowState, takeFlowState } from "./flow-states.ts";
 import { checkPasswordStrength, verifyPassword } from "./passwords.ts";
+import { verifyCodeChallenge, type PkceAuthenticationMethod } from "./pkce.ts";
 import { readBody } from "./request-body.ts";
-import { passwordGrantBody, refreshGrantBody } from "./schemas.ts";
+import { passwordGrantBody, pkceGrantBody, refreshGrantBody } from "./schemas.ts";
 import { isBanned, issueSession, refreshSession } from "./tokens.ts";
 import { unavailableGrant } from "./routes-unavailable.ts";
-import { findUserByEmail, findUserByPhone, UnreadableUserError, type UserRecord } from "./users-repository.ts";
+import { findUserByEmail, findUserById, findUserByPhone, UnreadableUserError, type UserRecord } from "./users-repository.ts";
 
 const INVALID_LOGIN = "Invalid login credentials";
 
@@ -67,10 +69,38 @@ async function passwordGrant(context: AuthContext, request: Request): Promise<Re
   return Response.json(weakPassword ? { ...session, weak_password: weakPassword } : session);
 }
 
+/**
+ * The PKCE grant (auth-js `exchangeCodeForSession`), in GoTrue's order of checks: both fields, a
+ * known code (404 flow_state_not_found), not expired (422 flow_state_expired), then the verifier
+ * against the stored challenge (400 bad_code_verifier, which leaves the code usable). A success
+ * uses the code up and signs in with the flow's authentication method as the `amr` method.
+ */
+async function pkceGrant(context: AuthContext, request: Request): Promise<Response> {
+  const body = await readBody(request, pkceGrantBody);
+  const authCode = body.auth_code ?? "";
+  const codeVerifier = body.code_verifier ?? "";
+  if (authCode === "" || codeVerifier === "") throw badRequest("validation_failed", "invalid request: both auth code and code verifier should be non-empty");
+  const client = clientInfo(request);
+  const session = await context.db.begin(async (tx) => {
+    const flow = await takeFlowState(tx, authCode);
+    // GoTrue keeps no foreign key from flow states to users: a deleted user's code is just unknown.
+    const record = await findUserById(tx, flow.user_id, true);
+    if (!record) throw new AuthError(404, "flow_state_not_found", "invalid flow state, no valid flow state found");
+    verifyCodeChallenge(flow.code_challenge ?? "", flow.code_challenge_method ?? "", codeVerifier);
+    await recordAudit(tx, record.user, "login", client.ip, { provider_type: flow.provider_type });
+    // Flow states are only created with the methods of PkceAuthenticationMethod.
+    const issued = await issueSession(tx, context, record.user.id, flow.authentication_method as PkceAuthenticationMethod, client);
+    await deleteFlowState(tx, flow.id);
+    return issued;
+  });
+  return Response.json(session);
+}
+
 /** POST /token: the grant comes from the query string (auth-js puts it there). */
 async function token(context: AuthContext, request: Request): Promise<Response> {
   const grantType = new URL(request.url).searchParams.get("grant_type") ?? "";
   if (grantType === "password") return passwordGrant(context, request);
+  if (grantType === "pkce") return pkceGrant(context, request);
   if (grantType === "refresh_token") {
     const body = await readBody(request, refreshGrantBody);
     return Response.json(await refreshSession(context, body.refresh_token, clientInfo(request)));

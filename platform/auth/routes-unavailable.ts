@@ -11,7 +11,7 @@ const OAUTH_PROVIDERS = [
 
 /**
  * The GoTrue routes of features that need an outside identity provider or device (OAuth, SAML SSO,
- * Web3 wallets, passkeys, identity linking, PKCE): each answers as GoTrue does when the feature is
+ * Web3 wallets, passkeys, identity linking): each answers as GoTrue does when the feature is
  * off, in GoTrue's JSON error shape, so supabase-js reports a clear AuthApiError.
  */
 export function unavailableRoutes(context: AuthContext): Hono {
@@ -54,6 +54,5 @@ export function unavailableGrant(context: AuthContext, grantType: string): AuthE
     return web3SolanaEnabled || web3EthereumEnabled ? unprocessable("web3_provider_disabled", "Web3 sign-in needs a wallet signature, which the local platform does not check") : unprocessable("web3_provider_disabled", "Web3 provider is disabled");
   }
   if (grantType === "id_token") return badRequest("provider_disabled", "Provider (issuer \"\") is not enabled");
-  if (grantType === "pkce") return new AuthError(404, "flow_state_not_found", "invalid flow state, no valid flow state found");
   return null;
 }

@@ -6,6 +6,8 @@ import { ADMIN_ROLES, clientInfo, requestAudience, type AuthContext } from "./co
 import type { Db } from "./db.ts";
 import { AuthError, badRequest, forbidden, unprocessable } from "./errors.ts";
 import { completeEmailChange, sendEmailChange } from "./email-actions.ts";
+import { startFlow } from "./flow-states.ts";
+import { flowOf } from "./pkce.ts";
 import { clearAllOneTimeTokens } from "./one-time-tokens.ts";
 import { otpExpired, tokenHash } from "./otp.ts";
 import { referrer } from "./redirects.ts";
@@ -116,7 +118,10 @@ async function updateOwnUser(context: AuthContext, request: Request): Promise<Re
         await updateUser(tx, user.id, { email_change: email });
         await completeEmailChange(tx, (await reload(tx, user.id)).user, client.ip);
       } else {
-        await sendEmailChange(tx, context, (await reload(tx, user.id)).user, email, redirectTo);
+        // GoTrue checks no PKCE parameters here beyond the method its flow state needs.
+        const pkce = body.code_challenge ? { codeChallenge: body.code_challenge, codeChallengeMethod: body.code_challenge_method ?? "" } : null;
+        await startFlow(tx, user.id, "email_change", pkce);
+        await sendEmailChange(tx, context, (await reload(tx, user.id)).user, email, redirectTo, flowOf(pkce));
       }
     }
     if (phone !== "" && phone !== user.phone) {

@@ -5,9 +5,11 @@ import { clientInfo, requestAudience, type AuthContext } from "./context.ts";
 import type { Db } from "./db.ts";
 import { completeEmailChange } from "./email-actions.ts";
 import { AuthError, badRequest, forbidden } from "./errors.ts";
+import { issueAuthCode } from "./flow-states.ts";
 import { clearAllOneTimeTokens, clearOneTimeToken, findOneTimeToken, type OneTimeTokenType } from "./one-time-tokens.ts";
 import { otpExpired, tokenHash } from "./otp.ts";
 import { hashPassword, randomPassword } from "./passwords.ts";
+import { PKCE_PREFIX, pkceAuthenticationMethod } from "./pkce.ts";
 import { referrer } from "./redirects.ts";
 import { readBody } from "./request-body.ts";
 import { verifyBody } from "./schemas.ts";
@@ -28,7 +30,11 @@ interface Verification {
   phone: string | null;
 }
 
-type VerifyOutcome = { session: SessionJson } | { message: string };
+/** A signed-in verification's result: a session (implicit flow) or an auth code (PKCE flow). */
+type Completion = { session: SessionJson } | { code: string };
+
+/** What a verification ends in: its completion, or a message when it was only half an email change. */
+type VerifyOutcome<T extends Completion> = T | { message: string };
 
 /** Token kinds each link type is looked up among (GoTrue's verifyTokenHash). */
 const HASH_LOOKUP: Record<string, OneTimeTokenType[]> = {
@@ -186,10 +192,19 @@ async function confirmEmailChange(db: Db, context: AuthContext, user: UserRow, h
   return "done";
 }
 
-/** Checks a verification and signs the user in, all in one transaction. */
-async function verify(context: AuthContext, request: Request, verification: Verification, byHash: boolean): Promise<VerifyOutcome> {
+/**
+ * Checks a verification and completes it with `complete` (a session, or for a PKCE link its flow
+ * state's auth code), all in one transaction.
+ */
+async function verify<T extends Completion>(
+  context: AuthContext,
+  request: Request,
+  verification: Verification,
+  byHash: boolean,
+  complete: (tx: Db, userId: string) => Promise<T>,
+): Promise<VerifyOutcome<T>> {
   const client = clientInfo(request);
-  return context.db.begin(async (tx): Promise<VerifyOutcome> => {
+  const outcome = await context.db.begin(async (tx): Promise<VerifyOutcome<T>> => {
     const user = byHash ? await userByTokenHash(tx, context, verification) : await userByCode(tx, context, request, verification);
     switch (verification.type) {
       case "signup":
@@ -211,8 +226,10 @@ async function verify(context: AuthContext, request: Request, verification: Veri
         throw badRequest("validation_failed", "Unsupported verification type");
     }
     await refreshProviders(tx, user.id);
-    return { session: await issueSession(tx, context, user.id, "otp", client) };
+    return complete(tx, user.id);
   });
+  // postgres.js types begin's result through UnwrapPromiseArray, which loses the type parameter.
+  return outcome as VerifyOutcome<T>;
 }
 
 /** POST /verify (auth-js verifyOtp): `{type, token_hash}`, `{type, email, token}` or `{type, phone, token}`. */
@@ -246,7 +263,7 @@ async function verifyPost(context: AuthContext, request: Request): Promise<Respo
     if (body.email || body.phone || body.redirect_to) throw badRequest("validation_failed", "Only the token_hash and type should be provided");
     verification = { type, hash, token: null, email: null, phone: null };
   }
-  const outcome = await verify(context, request, verification, token === "");
+  const outcome = await verify(context, request, verification, token === "", async (tx, userId) => ({ session: await issueSession(tx, context, userId, "otp", clientInfo(request)) }));
   if ("message" in outcome) return Response.json({ msg: outcome.message, code: "200" });
   return Response.json(outcome.session);
 }
@@ -254,10 +271,65 @@ async function verifyPost(context: AuthContext, request: Request): Promise<Respo
 /** GoTrue's error names for the fragment of a failed link's redirect, by status. */
 const OAUTH_ERRORS: Record<number, string> = { 400: "invalid_request", 401: "unauthorized_client", 403: "access_denied", 500: "server_error", 503: "temporarily_unavailable" };
 
+/** The redirect's error values (GoTrue's prepErrorRedirectURL), by the error's status. */
+function errorValues(error: AuthError): URLSearchParams {
+  const values = new URLSearchParams();
+  const name = OAUTH_ERRORS[error.status];
+  if (name) values.set("error", name);
+  values.set("error_code", error.code);
+  values.set("error_description", error.message);
+  return values;
+}
+
 /**
- * GET /verify (the link in a mail): verifies, then redirects (303) to the allowed `redirect_to`
- * with the session in the URL fragment, as GoTrue's implicit flow does, or with
- * `error`/`error_code`/`error_description` when the link is bad.
+ * Where a followed link leads, as GoTrue's verifyGet builds it. The implicit flow puts everything
+ * in the fragment (the session, a message or the error). The PKCE flow adds `code` to the query,
+ * and puts a message or an error in both the query and the fragment.
+ */
+function redirectLocation(target: string, outcome: VerifyOutcome<Completion> | AuthError, type: string, pkce: boolean): string {
+  const fragment = new URLSearchParams();
+  const query = new URLSearchParams();
+  if (outcome instanceof AuthError) {
+    for (const [key, value] of errorValues(outcome)) {
+      fragment.set(key, value);
+      query.set(key, value);
+    }
+  } else if ("message" in outcome) {
+    fragment.set("message", outcome.message);
+    query.set("message", outcome.message);
+  } else if ("code" in outcome) {
+    query.set("code", outcome.code);
+  } else {
+    const { session } = outcome;
+    fragment.set("access_token", session.access_token);
+    fragment.set("expires_at", String(session.expires_at));
+    fragment.set("expires_in", String(session.expires_in));
+    fragment.set("refresh_token", session.refresh_token);
+    fragment.set("token_type", session.token_type);
+    fragment.set("type", type);
+  }
+  if (!pkce) {
+    fragment.set("sb", "");
+    fragment.sort();
+    return `${target}#${fragment.toString()}`;
+  }
+  const url = new URL(target);
+  for (const [key, value] of query) url.searchParams.set(key, value);
+  url.searchParams.sort();
+  // A PKCE success leaves the fragment alone; messages and errors replace it.
+  if (outcome instanceof AuthError || !("code" in outcome)) {
+    fragment.set("sb", "");
+    fragment.sort();
+    url.hash = fragment.toString();
+  }
+  return url.toString();
+}
+
+/**
+ * GET /verify (the link in a mail): verifies, then redirects (303) to the allowed `redirect_to`.
+ * A link whose token carries the `pkce_` prefix completes the PKCE flow (`?code=`); any other the
+ * implicit flow (the session in the fragment). A bad link redirects with GoTrue's
+ * `error`/`error_code`/`error_description`.
  */
 async function verifyGet(context: AuthContext, request: Request): Promise<Response> {
   context.limits.take("verify", clientInfo(request).ip);
@@ -266,33 +338,22 @@ async function verifyGet(context: AuthContext, request: Request): Promise<Respon
   const token = url.searchParams.get("token") ?? "";
   if (type === "") throw badRequest("validation_failed", "Verify requires a verification type");
   if (token === "") throw badRequest("validation_failed", "Verify requires a token or a token hash");
+  const pkce = token.startsWith(PKCE_PREFIX);
+  const method = pkce ? pkceAuthenticationMethod(type) : null;
+  // GoTrue fails here with a 500 (the type names no authentication method); a 400 says why.
+  if (pkce && !method) throw badRequest("validation_failed", `unsupported authentication method ${JSON.stringify(type)}`);
   const target = referrer(request, context.settings);
-  const fragment = new URLSearchParams();
+  const verification: Verification = { type, hash: token, token: null, email: null, phone: null };
+  const complete = async (tx: Db, userId: string): Promise<Completion> =>
+    method ? { code: await issueAuthCode(tx, userId, method) } : { session: await issueSession(tx, context, userId, "otp", clientInfo(request)) };
+  let outcome: VerifyOutcome<Completion> | AuthError;
   try {
-    const verification: Verification = { type, hash: token, token: null, email: null, phone: null };
-    const outcome = await verify(context, request, verification, true);
-    if ("message" in outcome) {
-      fragment.set("message", outcome.message);
-    } else {
-      const { session } = outcome;
-      fragment.set("access_token", session.access_token);
-      fragment.set("expires_at", String(session.expires_at));
-      fragment.set("expires_in", String(session.expires_in));
-      fragment.set("refresh_token", session.refresh_token);
-      fragment.set("token_type", session.token_type);
-      fragment.set("type", verification.type);
-    }
+    outcome = await verify(context, request, verification, true, complete);
   } catch (error) {
-    if (!(error instanceof AuthError)) throw error;
-    if (error.status >= 500) throw error;
-    const name = OAUTH_ERRORS[error.status];
-    if (name) fragment.set("error", name);
-    fragment.set("error_code", error.code);
-    fragment.set("error_description", error.message);
+    if (!(error instanceof AuthError) || error.status >= 500) throw error;
+    outcome = error;
   }
-  fragment.set("sb", "");
-  fragment.sort();
-  return new Response(null, { status: 303, headers: { Location: `${target}#${fragment.toString()}` } });
+  return new Response(null, { status: 303, headers: { Location: redirectLocation(target, outcome, verification.type, pkce) } });
 }
 
 /** Routes for GET and POST /verify. */

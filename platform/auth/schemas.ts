@@ -29,6 +29,11 @@ export const refreshGrantBody = z.object({ refresh_token: text });
 /** Decoded refresh-grant body. */
 export type RefreshGrantBody = z.infer<typeof refreshGrantBody>;
 
+/** POST /token?grant_type=pkce (auth-js `exchangeCodeForSession`). */
+export const pkceGrantBody = z.object({ auth_code: text, code_verifier: text });
+/** Decoded PKCE-grant body. */
+export type PkceGrantBody = z.infer<typeof pkceGrantBody>;
+
 /** PUT /user (auth-js `updateUser`). */
 export const userUpdateBody = z.object({
   email: text,

@@ -1,5 +1,6 @@
 import type { AuthContext } from "./context.ts";
 import type { Db } from "./db.ts";
+import type { PkceAuthenticationMethod } from "./pkce.ts";
 import { AuthError, badRequest, internalError, OAuthError } from "./errors.ts";
 import { signAccessToken } from "./jwt.ts";
 import { recordAudit } from "./audit-log.ts";
@@ -33,7 +34,7 @@ export interface SessionJson {
 }
 
 /** How the session was authenticated, as recorded in mfa_amr_claims and the `amr` claim. */
-export type AuthenticationMethod = "password" | "anonymous" | "otp" | "email_change" | "totp";
+export type AuthenticationMethod = "password" | "anonymous" | "otp" | "email_change" | "totp" | PkceAuthenticationMethod;
 
 /** Whether a ban is in force (GoTrue's IsBanned: banned_until in the future). */
 export function isBanned(record: UserRecord, now = Date.now()): boolean {

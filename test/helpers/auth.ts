@@ -14,6 +14,18 @@ export function deviceClient(key: string = env.anonKey, address: string = simula
   });
 }
 
+/**
+ * A supabase-js client of its own device using the PKCE flow (`auth.flowType: 'pkce'`, the default
+ * of @supabase/ssr): it keeps each flow's code verifier in memory until exchangeCodeForSession.
+ */
+export function pkceClient(address: string = simulatedClientAddress()): SupabaseClient {
+  return createClient(env.url, env.anonKey, {
+    auth: { flowType: "pkce", persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: { fetch: fetchFrom(address) },
+    realtime: { transport: WebSocket as never },
+  });
+}
+
 /** A fresh e-mail address nobody has used. */
 export const freshEmail = (label = "auth") => `${label}-${randomUUID()}@example.test`;
 

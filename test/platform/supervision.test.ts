@@ -9,9 +9,9 @@ import { isListening } from "../../platform/process/ports.ts";
 import { readState, resetStack } from "../../platform/stack.ts";
 import { stackReport } from "../../platform/status.ts";
 
-// This file kills the stack's processes, so it brings up a stack of its own in slot 30+N (ports
-// 58xxx), which neither the shared test stack, the lifecycle test (10+N) nor a bench (57xxx) uses.
-const config = loadConfig("test", 30 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
+// This file kills the stack's processes, so it brings up a stack of its own in slot 60+N (ports
+// 61xxx–63xxx), which neither the shared test stack, the lifecycle test (40+N) nor a bench uses.
+const config = loadConfig("test", 60 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
 const SERVICES = ["postgrest", "platform", "functions", "postgres"] as const;
 
 /** Polls until `check` holds, failing with `what` after `timeoutMs`. */
