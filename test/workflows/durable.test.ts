@@ -4,7 +4,8 @@
  * no lease, a delayed queue message, `running` with `parkedUntil` in the job API — and the run
  * resumes after the wait with the blocks before it not run again (their calls to a local counter
  * server are counted); a parked run is cancelled at once; synchronous runs keep the 5 minute limit
- * and async runs get 30 days. The worker killed mid-run is test/workflows/durable-kill.test.ts.
+ * and async runs get 30 days. The worker killed mid-run is in test/workflows/async-worker-kill.test.ts
+ * (on a supervised stack of its own).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
