@@ -5,6 +5,9 @@
  * - an async run whose worker is killed mid-run (the functions host, SIGKILL) comes back to the
  *   queue when its lease ends and is run again under the same execution id: completed, recorded
  *   once, charged once;
+ * - a durable run killed after the second of its four API blocks has completed resumes from its
+ *   checkpoints: each block's call to a local counter server happens exactly once over the run
+ *   (docs/workflow-runs.md, "Durable async runs");
  * - the `api` function keeps serving while its database connections are terminated under it
  *   (pg_terminate_backend): requests caught by the loss answer 503 DATABASE_UNAVAILABLE with
  *   Retry-After, or succeed, and none gets the functions host's WORKER_ERROR, which is what a
@@ -20,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
 import { readState, resetStack } from "../../platform/stack.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
+import { runState, startCounterServer, type CounterServer } from "./durable-helpers.ts";
 
 const config = loadConfig("test", 80 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
@@ -44,6 +48,8 @@ describe("a worker killed mid-run", () => {
   let supervisor: ChildProcess;
   let output = "";
   let workflowId: string;
+  let stepsId: string;
+  let counter: CounterServer;
   const sql = postgres(config.dbUrl, { max: 1, onnotice: () => {} });
 
   beforeAll(async () => {
@@ -76,10 +82,29 @@ describe("a worker killed mid-run", () => {
     if (deployed.error) throw deployed.error;
     await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute)
       select billing_account_id, 100000, 100000 from public.workspaces where id = ${workspaceId}`;
+
+    // Four API blocks calling the counter; a Wait under the park threshold sits between the second
+    // and the third, so the worker can be killed after the second block's checkpoint is committed.
+    counter = await startCounterServer();
+    const step = (id: string) => ({ url: `${counter.url}/hit/${id}` });
+    const steps = new WorkflowBuilder()
+      .block("api", "api_trigger", {}, { name: "API" })
+      .block("s1", "api", step("s1"), { name: "Step 1" })
+      .block("s2", "api", step("s2"), { name: "Step 2" })
+      .block("pause", "wait", { amount: 5, unit: "seconds" }, { name: "Pause" })
+      .block("s3", "api", step("s3"), { name: "Step 3" })
+      .block("s4", "api", step("s4"), { name: "Step 4" })
+      .chain("api", "s1", "s2", "pause", "s3", "s4").build();
+    const createdSteps = await builder.from("workflows").insert({ workspace_id: workspaceId, name: "Durable steps", state: steps }).select("id").single<{ id: string }>();
+    if (createdSteps.error) throw createdSteps.error;
+    stepsId = createdSteps.data.id;
+    const deployedSteps = await builder.rpc("deploy_workflow", { p_workflow_id: stepsId });
+    if (deployedSteps.error) throw deployedSteps.error;
   }, 180_000);
 
   afterAll(async () => {
     await sql.end();
+    await counter?.close();
     if (supervisor && supervisor.exitCode === null) {
       supervisor.kill("SIGTERM");
       await until("the supervised stack to stop", () => supervisor.exitCode !== null, 30_000).catch(() => {});
@@ -112,6 +137,29 @@ describe("a worker killed mid-run", () => {
     const job = await fetch(`${config.apiUrl}/api/jobs/${executionId}`, { headers: { "X-API-Key": DEMO_KEY } });
     expect(await job.json()).toMatchObject({ status: "completed", metadata: { attempt: 2 } });
   }, 120_000);
+
+  it("resumes a durable run from the last completed block: every block's side effect happens once", async () => {
+    const queued = await fetch(`${config.apiUrl}/api/workflows/${stepsId}/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "X-Execution-Mode": "async", "content-type": "application/json" }, body: "{}" });
+    expect(queued.status).toBe(202);
+    const { executionId } = (await queued.json()) as { executionId: string };
+
+    await until("the second block's checkpoint", async () => (await runState(sql, executionId)).checkpoints.includes("s2"));
+    const host = functionsHost();
+    process.kill(host.pid as number, "SIGKILL");
+    expect(await runState(sql, executionId)).toMatchObject({ status: "running", attempt: 1, checkpoints: ["api", "s1", "s2"] });
+    expect(Object.fromEntries(counter.hits)).toEqual({ s1: 1, s2: 1 });
+    await until("the functions host to be restarted", () => functionsHost().pid !== host.pid && functionsHost().state === "running");
+
+    await until("the run to end", async () => !["running", "queued"].includes((await runState(sql, executionId)).status), 90_000);
+    const [run] = await sql<{ status: string; attempt: number; output: unknown; trace_spans: { name: string; status: string }[] }[]>`
+      select status::text, attempt, output, trace_spans from public.workflow_executions where id = ${executionId}`;
+    expect(run).toMatchObject({ status: "completed", attempt: 2, output: { status: 200, data: { name: "s4", count: 1 } } });
+    expect(Object.fromEntries(counter.hits)).toEqual({ s1: 1, s2: 1, s3: 1, s4: 1 });
+    expect(run.trace_spans.map((span) => `${span.name} ${span.status}`)).toEqual(["API success", "Step 1 success", "Step 2 success", "Pause success", "Step 3 success", "Step 4 success"]);
+    const [{ charges }] = await sql<{ charges: number }[]>`select count(*)::int as charges from public.usage_ledger where execution_id = ${executionId}`;
+    expect(charges).toBe(1);
+    expect((await runState(sql, executionId)).checkpoints).toEqual([]);
+  }, 150_000);
 
   it("leaves the api worker serving while its database connections are terminated", async () => {
     const execute = () => fetch(`${config.apiUrl}/api/workflows/f5000000-0000-4000-8000-000000000003/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "content-type": "application/json" }, body: '{"name": "Ana"}' });

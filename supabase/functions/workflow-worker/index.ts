@@ -9,6 +9,7 @@ import { serveEndpoint } from "../_shared/http/routing.ts";
 import { workflowErrors as errors, workflowLog } from "../_shared/http/workflow-errors.ts";
 import { defaultRunServices } from "../_shared/workflows/api/run-services.ts";
 import { drainRunQueue } from "../_shared/workflows/runs/async-worker.ts";
+import { parkAfterMs } from "../_shared/workflows/runs/durable-run.ts";
 import { workerRequestSchema } from "../_shared/workflows/runs/worker-request.ts";
 import { asyncRunTimeoutMs } from "../_shared/workflows/engine/time-budget.ts";
 
@@ -25,7 +26,7 @@ Deno.serve(serveEndpoint({
     const services = defaultRunServices();
     const result = await drainRunQueue({
       call: services.call, cache: services.cache, files: services.files,
-      runTimeoutMs: asyncRunTimeoutMs(), invocationBudgetMs: asyncRunTimeoutMs(),
+      runTimeoutMs: asyncRunTimeoutMs(), invocationBudgetMs: asyncRunTimeoutMs(), parkAfterMs: parkAfterMs(),
       log: (event, fields) => log.error(event, fields),
     }, { batchSize: body.batch_size, visibilitySeconds: body.visibility_timeout });
     return Response.json(result);

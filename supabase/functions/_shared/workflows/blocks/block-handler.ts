@@ -30,6 +30,14 @@ export interface BlockRun<Input> {
   emitChunk(chunk: string): void;
   /** Reports a model call's tokens, for the run's cost. */
   recordModelUsage(usage: ModelUsage): void;
+  /** True in a durable (async) run, where `pause` may park the run for up to 30 days (engine/durable.ts). */
+  durable: boolean;
+  /**
+   * Pauses the block `ms` from when this block instance first paused. In a durable run a long pause
+   * parks the run (the worker is freed; the run resumes at the due time, the block completing then);
+   * otherwise it sleeps on the run's clock, ending early with the signal's reason.
+   */
+  pause(ms: number): Promise<void>;
 }
 
 /** A block type's behaviour. `execute` is a method so handlers of different inputs share one registry. */

@@ -24,6 +24,8 @@ export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>>
     targetsOf: (handle) => targets[handle] ?? [],
     emitChunk: () => {},
     recordModelUsage: () => {},
+    durable: false,
+    pause: (ms) => systemClock.sleep(ms, new AbortController().signal),
     ...overrides,
   };
 }

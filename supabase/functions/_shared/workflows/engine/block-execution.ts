@@ -9,7 +9,8 @@ import type { HandledBlockType } from "../state/catalogue.ts";
 import { chargeOutput } from "./budgets.ts";
 import type { Cancellation } from "./cancellation.ts";
 import { runContainer } from "./containers.ts";
-import type { BlockOutput } from "./context.ts";
+import type { BlockOutput, ModelUsage, TraceSpan } from "./context.ts";
+import { instanceKey, pauseBlock, recordCompletion, type CompletedCheckpoint } from "./durable.ts";
 import { BlockError, describeBlock, messageOf, WorkflowError } from "./errors.ts";
 import { isTrigger, type CompiledNode } from "./graph.ts";
 import { tokensOf } from "./run-references.ts";
@@ -71,7 +72,7 @@ export function runTimeout(run: Run): WorkflowError {
  * Calls the handler. A synchronous handler returns its output directly (no promise, no timer, no
  * AbortController), which keeps simple blocks cheap; an asynchronous one races its own timeout.
  */
-function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: Cancellation, chunks: ChunkStream): BlockOutput | Promise<BlockOutput> {
+function runHandler(run: Run, node: CompiledNode, frame: Frame, input: unknown, cancellation: Cancellation, chunks: ChunkStream, usage: ModelUsage[]): BlockOutput | Promise<BlockOutput> {
   const handler = run.handlers[node.type as HandledBlockType];
   const configured = asRecord(input)?.timeoutMs;
   const timeoutMs = typeof configured === "number" ? configured : handler.timeoutMs(input);
@@ -93,9 +94,12 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
     trigger: node === run.triggerNode ? run.trigger : null,
     targetsOf: (handle) => node.targets.get(handle) ?? [],
     emitChunk: (chunk) => chunks.emit(chunk),
-    recordModelUsage: (usage) => {
-      run.modelUsage.push({ ...usage });
+    recordModelUsage: (reported) => {
+      run.modelUsage.push({ ...reported });
+      usage.push({ ...reported });
     },
+    durable: run.replay !== null,
+    pause: (ms) => pauseBlock(run, instanceKey(node, frame), ms, controllerOf().signal),
   };
   let result: BlockOutput | Promise<BlockOutput>;
   try {
@@ -139,11 +143,44 @@ function runHandler(run: Run, node: CompiledNode, input: unknown, cancellation: 
 }
 
 /**
+ * A block instance that completed in an earlier attempt of a durable run: its recorded outcome, with
+ * what completing it did to the run (budgets, model usage, masked credentials, its span) done again.
+ */
+function replayNode(run: Run, node: CompiledNode, frame: Frame, recorded: CompletedCheckpoint): Outcome {
+  run.blocksExecuted++;
+  try {
+    const secrets = run.handlers[node.type as HandledBlockType].secretsOf?.(node.config.resolve(tokensOf(run, frame)));
+    if (secrets?.length) run.addSecrets(secrets);
+  } catch {
+    // The config resolved when the block ran; if it no longer does, there is nothing more to mask.
+  }
+  if (!isTrigger(node)) chargeOutput(run, node, recorded.output);
+  for (const usage of recorded.modelUsage) run.modelUsage.push(usage);
+  frame.spans.push(recorded.span);
+  notify(run, recorded.span);
+  return { output: recorded.output, failed: recorded.failed };
+}
+
+/**
  * Executes `node` in `frame`. Resolves with its outcome (a handled failure included); rejects with
  * a BlockError when it fails without an `error` edge, or with the cancellation's reason when the
- * scope was cancelled while it ran. `runScope` runs container bodies.
+ * scope was cancelled while it ran. `runScope` runs container bodies. In a durable run a block
+ * completed in an earlier attempt is replayed, and a block that completes now is checkpointed
+ * before its outcome is returned, so its successors start only once it is recorded (durable.ts).
  */
 export async function executeNode(run: Run, node: CompiledNode, frame: Frame, cancellation: Cancellation, runScope: ScopeRunner): Promise<Outcome> {
+  if (run.replay === null || node.subflow) return runNode(run, node, frame, cancellation, runScope, []);
+  const key = instanceKey(node, frame);
+  const recorded = run.replay.completedOf(key);
+  if (recorded) return replayNode(run, node, frame, recorded);
+  const usage: ModelUsage[] = [];
+  const outcome = await runNode(run, node, frame, cancellation, runScope, usage);
+  await recordCompletion(run, key, outcome.output, outcome.failed, outcome.span, usage);
+  return outcome;
+}
+
+/** Runs the block itself; its outcome carries its span, which a durable run records. */
+async function runNode(run: Run, node: CompiledNode, frame: Frame, cancellation: Cancellation, runScope: ScopeRunner, usage: ModelUsage[]): Promise<Outcome & { span: TraceSpan }> {
   const startedAt = Date.now();
   const started = performance.now();
   const span = openBlockSpan(node, frame, startedAt);
@@ -154,14 +191,14 @@ export async function executeNode(run: Run, node: CompiledNode, frame: Frame, ca
     const secrets = node.subflow ? undefined : run.handlers[node.type as HandledBlockType].secretsOf?.(input);
     if (secrets?.length) run.addSecrets(secrets);
     span.input = input;
-    const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, input, cancellation, chunks);
+    const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, frame, input, cancellation, chunks, usage);
     chunks.flush();
     // A trigger's output is the request, which the body cap bounds; every other output is charged.
     if (!isTrigger(node)) chargeOutput(run, node, output);
     span.output = output;
     closeSpan(span, startedAt, started);
     notify(run, span);
-    return { output, failed: false };
+    return { output, failed: false, span };
   } catch (caught) {
     chunks.flush();
     closeSpan(span, startedAt, started);
@@ -188,7 +225,7 @@ export async function executeNode(run: Run, node: CompiledNode, frame: Frame, ca
       span.errorHandled = true;
       span.output = output;
       notify(run, span);
-      return { output, failed: true };
+      return { output, failed: true, span };
     }
     notify(run, span);
     throw error;

@@ -138,8 +138,8 @@ export interface ExecutionSnapshot {
   environment: string[];
 }
 
-/** How a run ended. */
-export type RunStatus = "success" | "error" | "timeout" | "cancelled";
+/** How a run ended; `parked` only in a durable (async) run, whose attempt ended at a long Wait (durable.ts). */
+export type RunStatus = "success" | "error" | "timeout" | "cancelled" | "parked";
 
 /** The result of executeWorkflow. */
 export interface ExecutionResult {
@@ -157,6 +157,8 @@ export interface ExecutionResult {
   context: ExecutionSnapshot;
   /** Every model call of the run, in the order they finished (empty when no model was called). */
   modelUsage: ModelUsage[];
+  /** When a parked run is due to resume (ISO); only with status `parked`. */
+  resumeAt?: string;
   metadata: {
     trigger: TriggerKind;
     triggerBlockId: string | null;

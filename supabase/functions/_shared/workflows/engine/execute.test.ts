@@ -25,6 +25,18 @@ describe("timeouts, cancellation and the Response block", () => {
     expect(result.status).toBe("timeout");
   });
 
+  it("ends a run cancelled between two blocks as cancelled, not as a success with the rest never run", async () => {
+    const controller = new AbortController();
+    const builder = flow()
+      .block("first", "function", fn("return 1;"), { name: "First" })
+      .block("second", "function", fn("return 2;"), { name: "Second" })
+      .chain("start", "first", "second");
+    // The observer sees First complete before its successors start: cancelling there leaves nothing in flight.
+    const result = await run(builder, { signal: controller.signal, onBlockComplete: (span) => span.blockId === "first" && controller.abort() });
+    expect(result).toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
+    expect(spansByName(result.traceSpans).get("Second")).toBeUndefined();
+  });
+
   it("cancels a run through its signal", async () => {
     const controller = new AbortController();
     const builder = flow().block("slow", "wait", wait(2_000), { name: "Slow" }).chain("start", "slow");

@@ -11,6 +11,7 @@ import { defaultOutboundServices } from "../outbound/services.ts";
 import type { ExecutionResult, ExecutorServices, RunStatus, TraceSpan, TriggerRequest } from "./context.ts";
 import { BlockError, messageOf, WorkflowError, type BlockIdentity } from "./errors.ts";
 import { memoryFileStore } from "./files.ts";
+import { Replay, RunParked, type Durability } from "./durable.ts";
 import { compileWorkflow, rootPlan, type CompiledWorkflow } from "./graph.ts";
 import { newFrame, ResponseSent, Run, snapshotOf } from "./run-state.ts";
 import { defaultSandbox } from "./sandbox-choice.ts";
@@ -41,6 +42,11 @@ export interface ExecuteOptions {
   onBlockComplete?: (span: TraceSpan) => void;
   /** Called with each piece of text a block streams (`BlockRun.emitChunk`), tagged with its block id, secrets masked; errors thrown by it are ignored. */
   onChunk?: (blockId: string, chunk: string) => void;
+  /**
+   * Makes the run durable (durable.ts): checkpoints at block boundaries, replay of an earlier
+   * attempt's history, long Waits that park. The async worker gives it; synchronous runs do not.
+   */
+  durable?: Durability;
 }
 
 function isCompiled(workflow: unknown): workflow is CompiledWorkflow {
@@ -80,6 +86,10 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     options.onBlockComplete,
     options.onChunk,
   );
+  if (options.durable) {
+    run.replay = new Replay(options.durable);
+    for (const [name, value] of Object.entries(run.replay.variables ?? {})) run.variables.set(name, value);
+  }
   const timer = setTimeout(() => run.cancellation.abort(new WorkflowError("RUN_TIMEOUT", `the run ran past its time limit of ${timeoutMs} ms`)), timeoutMs);
   const cancel = () => run.cancellation.abort(new WorkflowError("CANCELLED", "the run was cancelled"));
   if (options.signal?.aborted) cancel();
@@ -88,10 +98,14 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
   const root = newFrame(null, null, null);
   let status: RunStatus = "success";
   let error: ExecutionResult["error"] = null;
+  let resumeAt: number | null = null;
   try {
     await runScope(run, workflow.root, root, rootPlan(workflow, triggerNode), run.cancellation);
   } catch (caught) {
-    if (!(caught instanceof ResponseSent)) {
+    if (caught instanceof RunParked) {
+      status = "parked";
+      resumeAt = caught.resumeAt;
+    } else if (!(caught instanceof ResponseSent)) {
       const code = caught instanceof WorkflowError ? caught.code : "BLOCK_FAILED";
       status = code === "RUN_TIMEOUT" ? "timeout" : code === "CANCELLED" ? "cancelled" : "error";
       const block: BlockIdentity | null = caught instanceof BlockError ? caught.block : null;
@@ -113,6 +127,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     traceSpans: root.spans,
     context: snapshotOf(run, root),
     modelUsage: run.modelUsage,
+    ...(resumeAt !== null ? { resumeAt: new Date(resumeAt).toISOString() } : {}),
     metadata: {
       trigger: options.trigger.kind,
       triggerBlockId: triggerNode.id,

@@ -9,6 +9,7 @@ import type { BlockHandler } from "../blocks/block-handler.ts";
 import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, ExecutionSnapshot, ExecutorServices, ModelUsage, TraceSpan, TriggerRequest } from "./context.ts";
+import type { Replay } from "./durable.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
 import { secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "./resolver.ts";
@@ -90,6 +91,8 @@ export class Run {
   /** Sizes of outputs measured already, so a loop's results are not measured twice (json-size.ts). */
   readonly sizes = new WeakMap<object, number>();
   response: BlockOutput | null = null;
+  /** An async run's history and checkpoint recorder (durable.ts); null for synchronous runs. */
+  replay: Replay | null = null;
   private readonly secrets: Set<string>;
   /** Streams need no holding back when no secret is longer than one character. */
   private longestSecret = 0;

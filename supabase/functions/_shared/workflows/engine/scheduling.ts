@@ -11,7 +11,7 @@
 import { executeNode } from "./block-execution.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { CompiledEdge, CompiledNode, CompiledScope, ScopePlan } from "./graph.ts";
-import { recordOutcome, type Frame, type Outcome, type Run } from "./run-state.ts";
+import { recordOutcome, ResponseSent, type Frame, type Outcome, type Run } from "./run-state.ts";
 
 /** Whether an edge is followed, given how its source ended. */
 export function follows(rule: CompiledEdge["rule"], outcome: Outcome): boolean {
@@ -47,6 +47,9 @@ export function runScope(run: Run, scope: CompiledScope, frame: Frame, plan: Sco
       settled = true;
       cancellation.release();
       if (failure !== null) reject(failure.error);
+      // Cancelled between blocks (nothing in flight to fail): the blocks left were never started,
+      // so the scope did not complete. A Response ends the run successfully and is no such case.
+      else if (cancellation.aborted && !(cancellation.reason instanceof ResponseSent)) reject(cancellation.reason);
       else resolve();
     };
     const skip = (node: CompiledNode) => {

@@ -36,7 +36,8 @@ export interface RunTimeBudgets {
   asyncMs: number;
 }
 
-function setting(read: (name: string) => string | undefined, name: string): number | undefined {
+/** A setting in whole milliseconds, or undefined when unset or not a positive whole number (with a warning). */
+export function setting(read: (name: string) => string | undefined, name: string): number | undefined {
   const raw = read(name);
   if (raw === undefined || raw.trim() === "") return undefined;
   const value = Number(raw);

@@ -10,7 +10,11 @@
  * lease ends the message is visible again and the next claim takes the same execution id with the
  * next attempt, so a run is never lost nor recorded twice (finish is idempotent and the first
  * finish wins). A heartbeat that answers `alive: false` (another attempt took over, or the run
- * ended) or `cancelRequested` stops the run.
+ * ended) or `cancelRequested` stops the run; a run stopped because it is no longer this attempt's is
+ * not finished (the attempt that holds it does that).
+ *
+ * Runs are durable (durable-run.ts): each completed block is checkpointed, a later attempt resumes
+ * from the checkpoints, and a long Wait parks the run (park_workflow_run) instead of holding a slot.
  */
 import type { TriggerKind } from "../engine/context.ts";
 import { executeWorkflow } from "../engine/execute.ts";
@@ -18,6 +22,7 @@ import { WorkflowError } from "../engine/errors.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { Heartbeat, RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
+import { durabilityOf, parkRun } from "./durable-run.ts";
 import { endingOf, finishRun, prepareRun } from "./run-lifecycle.ts";
 import type { ServiceCall } from "./service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
@@ -27,8 +32,10 @@ export interface WorkerServices {
   call: ServiceCall;
   cache: RunCache;
   files(target: RunFilesTarget): RecordingFileStore;
-  /** The longest one async run may take; also bounded by what is left of the invocation. */
+  /** The longest one attempt of an async run may take; also bounded by what is left of the invocation. */
   runTimeoutMs: number;
+  /** Waits longer than this park the run (durable-run.ts). */
+  parkAfterMs: number;
   /** How long one invocation may last (the function's wall clock, less a margin). */
   invocationBudgetMs: number;
   /** Errors worth a log line (a run that broke the worker's own code). */
@@ -44,12 +51,15 @@ export interface DrainRequest {
 /** A run is claimed only while at least this much of the invocation is left for it. */
 const MIN_RUN_TIME_MS = 30_000;
 
-/** Keeps a claimed run's lease; aborts the run when the database says to stop. */
-function keepAlive(services: WorkerServices, run: RunPayload, leaseSeconds: number, controller: AbortController): () => void {
+/** Keeps a claimed run's lease; aborts the run when the database says to stop (`onLost` when the run is no longer this attempt's). */
+function keepAlive(services: WorkerServices, run: RunPayload, leaseSeconds: number, controller: AbortController, onLost: () => void): () => void {
   const timer = setInterval(async () => {
     try {
       const beat = (await services.call("heartbeat_workflow_run", { p_execution_id: run.executionId, p_attempt: run.attempt, p_lease_seconds: leaseSeconds })) as Heartbeat;
-      if (!beat.alive) controller.abort(new WorkflowError("CANCELLED", "another attempt took the run over, or it ended"));
+      if (!beat.alive) {
+        onLost();
+        controller.abort(new WorkflowError("CANCELLED", "another attempt took the run over, or it ended"));
+      }
       else if (beat.cancelRequested) controller.abort(new WorkflowError("CANCELLED", "the run was cancelled"));
     } catch (error) {
       // A missed heartbeat is retried on the next tick; the lease is long enough for a few.
@@ -62,7 +72,9 @@ function keepAlive(services: WorkerServices, run: RunPayload, leaseSeconds: numb
 /** Runs one claimed run to its end and records it. */
 async function runClaimed(services: WorkerServices, run: RunPayload, leaseSeconds: number, deadline: number): Promise<void> {
   const controller = new AbortController();
-  const stop = keepAlive(services, run, leaseSeconds, controller);
+  let lost = false;
+  const onLost = () => void (lost = true);
+  const stop = keepAlive(services, run, leaseSeconds, controller, onLost);
   try {
     let prepared;
     try {
@@ -81,7 +93,15 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
     const result = await executeWorkflow({
       workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, signal: controller.signal,
       timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files },
+      durable: durabilityOf(services.call, run, services.parkAfterMs, onLost),
     });
+    if (result.status === "parked") {
+      const parked = await parkRun(services.call, run, result.resumeAt as string);
+      if (parked.parked || !parked.alive) return;
+      await finishRun(services.call, run.executionId, { status: "cancelled", durationMs: result.metadata.durationMs });
+      return;
+    }
+    if (lost) return;
     await finishRun(services.call, run.executionId, endingOf(result, files.files));
   } catch (error) {
     services.log("async_run_failed", { executionId: run.executionId, attempt: run.attempt, error });

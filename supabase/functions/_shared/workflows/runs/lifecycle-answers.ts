@@ -3,6 +3,7 @@
  * ours and its answers are built by jsonb_build_object, so they are read as typed, not re-validated
  * on every request (that costs the hot path more than the call itself).
  */
+import type { Checkpoint } from "../engine/durable.ts";
 
 /** A bucket's state, for the X-RateLimit-* headers. */
 export interface RateLimitState {
@@ -43,6 +44,8 @@ export interface RunPayload {
   snapshot: { id: string; state: unknown } | null;
   /** `variables` is left out when the caller holds `version`. */
   environment: { version: number; variables?: Record<string, string> };
+  /** A claimed async run's history from earlier attempts (engine/durable.ts); empty on a first attempt, absent for sync runs. */
+  checkpoints?: Checkpoint[];
 }
 
 /** A refusal: the HTTP status and `{error, code}`, with what the headers need. */
@@ -97,6 +100,14 @@ export type AdmitAnswer = AdmittedSync | AdmittedAsync | Replay | Refusal;
 
 /** The answer of the read functions (job status, usage limits, deployment status). */
 export type ReadAnswer = { status: 200; outcome?: undefined; body: unknown } | Refusal;
+
+/** park_workflow_run's answer: parked, or why not (a cancellation was requested; the attempt no longer holds the run). */
+export interface ParkAnswer {
+  parked: boolean;
+  alive: boolean;
+  resumeAt?: string;
+  cancelRequested: boolean;
+}
 
 /** What heartbeat_workflow_run answers. */
 export interface Heartbeat {

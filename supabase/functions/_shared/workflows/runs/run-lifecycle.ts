@@ -88,7 +88,7 @@ export function storableCopy(value: unknown): unknown {
 const FINISH_ATTEMPTS = 3;
 
 /** SQLSTATEs of text jsonb refused: a NUL (22P05, 22021) or a lone surrogate (22P02). */
-const UNSTORABLE_CODES = new Set(["22P05", "22021", "22P02"]);
+export const UNSTORABLE_CODES = new Set(["22P05", "22021", "22P02"]);
 
 /**
  * Records the run's end (idempotent in SQL: a second finish changes nothing, so a finish whose

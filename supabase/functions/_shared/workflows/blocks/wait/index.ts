@@ -7,7 +7,7 @@ import { waitHandler } from "./handler.ts";
 export const waitBlock = defineBlock({
   type: "wait",
   category: "core",
-  summary: "Pauses this branch for a while (at most 5 minutes).",
+  summary: "Pauses this branch for a while (at most 5 minutes in a synchronous run, 30 days in an async one).",
   configSchema: waitConfigSchema,
   rules: [],
   handler: waitHandler,

@@ -1,0 +1,61 @@
+/**
+ * The async worker's side of durable runs (engine/durable.ts, docs/workflow-runs.md "Durable async
+ * runs"): the run's Durability — its history as claim_workflow_runs handed it over, checkpoints
+ * recorded through record_workflow_checkpoint by the attempt that holds the run — and parking a run
+ * whose attempt ended at a long Wait (park_workflow_run: the worker is freed and a delayed queue
+ * message resumes the run at the Wait's due time).
+ *
+ * `WORKFLOW_PARK_AFTER_MS` (default 30 s): Waits longer than this park the run instead of sleeping in
+ * the worker (as do Waits that would outlast the attempt's time).
+ */
+import { readEnv } from "../../db/env.ts";
+import { HttpError } from "../../http/errors.ts";
+import type { Durability } from "../engine/durable.ts";
+import { WorkflowError } from "../engine/errors.ts";
+import { setting } from "../engine/time-budget.ts";
+import type { ParkAnswer, RunPayload } from "./lifecycle-answers.ts";
+import { storableCopy, UNSTORABLE_CODES } from "./run-lifecycle.ts";
+import type { ServiceCall } from "./service-calls.ts";
+
+/** Waits longer than this park an async run, when WORKFLOW_PARK_AFTER_MS is not set. */
+export const DEFAULT_PARK_AFTER_MS = 30_000;
+
+/** The park threshold from the environment (`read` is for tests). */
+export function parkAfterMs(read: (name: string) => string | undefined = readEnv): number {
+  return setting(read, "WORKFLOW_PARK_AFTER_MS") ?? DEFAULT_PARK_AFTER_MS;
+}
+
+/** How many times a checkpoint is sent when its connection is lost. */
+const RECORD_ATTEMPTS = 3;
+
+/**
+ * The Durability of a claimed run. A checkpoint the database refuses because another attempt holds
+ * the run (or it ended) calls `onLost` and stops the run; a lost connection is retried; text jsonb
+ * cannot store is replaced, as finishRun does.
+ */
+export function durabilityOf(call: ServiceCall, run: RunPayload, parkAfter: number, onLost: () => void): Durability {
+  return {
+    history: run.checkpoints ?? [],
+    parkAfterMs: parkAfter,
+    async record(checkpoint) {
+      let sent: unknown = checkpoint;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const answer = (await call("record_workflow_checkpoint", { p_execution_id: run.executionId, p_attempt: run.attempt, p_checkpoint: sent })) as { recorded: boolean };
+          if (answer.recorded) return;
+          onLost();
+          throw new WorkflowError("CANCELLED", "another attempt took the run over, or it ended");
+        } catch (error) {
+          if (UNSTORABLE_CODES.has(String((error as { code?: unknown }).code))) sent = storableCopy(sent);
+          else if (!(error instanceof HttpError && error.status === 503) || attempt >= RECORD_ATTEMPTS) throw error;
+          else await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+        }
+      }
+    },
+  };
+}
+
+/** Parks a run whose attempt ended at a long Wait, until `resumeAt`. */
+export async function parkRun(call: ServiceCall, run: RunPayload, resumeAt: string): Promise<ParkAnswer> {
+  return (await call("park_workflow_run", { p_execution_id: run.executionId, p_attempt: run.attempt, p_resume_at: resumeAt })) as ParkAnswer;
+}
