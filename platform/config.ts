@@ -96,10 +96,10 @@ export function loadConfig(profile: ProfileName = currentProfile(), slot = testS
 }
 
 /**
- * ORBITA_TEST_SLOT=N (1-19) shifts a test or bench stack's ports by N×100 and gives it its own
+ * ORBITA_TEST_SLOT=N (0–9) shifts a test or bench stack's ports by N×100 and gives it its own
  * folder, so several test runs (or a bench beside a test run) can proceed side by side on one machine.
- * Up to 19 the shifted test ports stay below the bench stack's (57321 on); the tests that need a
- * stack or cluster of their own use slots 40+N, 60+N and 80+N, clear of every run's and bench's.
+ * Test stacks take slots 0–9, a bench's ports are a test stack's slots 20–29, and the tests that
+ * need a stack or cluster of their own take 40–89 (test/helpers/own-stack.ts).
  */
 function testSlot(profile: ProfileName): number {
   // ORBITA_STACK_SLOT is how the platform tells its own service processes which stack they are in.
@@ -107,7 +107,7 @@ function testSlot(profile: ProfileName): number {
   if (inherited !== undefined) return Number(inherited);
   if (profile === "dev") return 0;
   const slot = Number(process.env.ORBITA_TEST_SLOT ?? 0);
-  if (!Number.isInteger(slot) || slot < 0 || slot > 19) throw new Error("ORBITA_TEST_SLOT must be an integer from 0 to 19");
+  if (!Number.isInteger(slot) || slot < 0 || slot > 9) throw new Error("ORBITA_TEST_SLOT must be an integer from 0 to 9");
   return slot;
 }
 

@@ -88,10 +88,8 @@ export function installPgmqExtension(): "real" | "installed" | "current" {
 const RESERVED_PORTS_FILE = "/proc/sys/net/ipv4/ip_local_reserved_ports";
 
 /**
- * The platform's ports (dev 543xx; test slots 0–19 553xx–572xx, bench slots 573xx–592xx, the
- * lifecycle test's clusters 593xx–612xx, the supervision test's stacks 613xx–632xx, the
- * killed-worker test's stacks 633xx–652xx, and beside them, 50 ports up, the webhook resilience
- * test's) lie mostly inside Linux's ephemeral
+ * The platform's ports (dev 543xx; test slots 0–9 553xx–562xx, benches 573xx–582xx, and the
+ * own stacks of test/helpers/own-stack.ts 593xx–642xx) lie mostly inside Linux's ephemeral
  * range, so an outgoing connection can briefly take one as its source port and make the next start
  * fail with "port in use". Reserving them keeps the kernel from handing them out. Returns false
  * where the setting cannot be changed (not root, or a read-only /proc).

@@ -5,13 +5,13 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
+import { ownStackSlot } from "../helpers/own-stack.ts";
 import { pushMigrations } from "../../platform/migrations.ts";
 import { installPackages } from "../../platform/setup.ts";
 import { clusterRunning, destroyCluster, startCluster, stopCluster } from "../../platform/postgres/cluster.ts";
 
-// A cluster of its own in slot 40+N, which no test stack or bench uses (ORBITA_TEST_SLOT stops at
-// 19, and a bench's ports are a test stack's 20 slots up), so nothing it does can disturb a running stack.
-const config = loadConfig("test", 40 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
+// A cluster of its own (test/helpers/own-stack.ts), so nothing it does can disturb a running stack.
+const config = loadConfig("test", ownStackSlot("lifecycle"));
 
 describe("local Postgres lifecycle", () => {
   afterAll(() => destroyCluster(config));

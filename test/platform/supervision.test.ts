@@ -4,14 +4,14 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
+import { ownStackSlot } from "../helpers/own-stack.ts";
 import { clusterRunning } from "../../platform/postgres/cluster.ts";
 import { isListening } from "../../platform/process/ports.ts";
 import { readState, resetStack } from "../../platform/stack.ts";
 import { stackReport } from "../../platform/status.ts";
 
-// This file kills the stack's processes, so it brings up a stack of its own in slot 60+N (ports
-// 61xxx–63xxx), which neither the shared test stack, the lifecycle test (40+N) nor a bench uses.
-const config = loadConfig("test", 60 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
+// This file kills the stack's processes, so it brings up a stack of its own (test/helpers/own-stack.ts).
+const config = loadConfig("test", ownStackSlot("supervision"));
 const SERVICES = ["postgrest", "platform", "functions", "postgres"] as const;
 
 /** Polls until `check` holds, failing with `what` after `timeoutMs`. */

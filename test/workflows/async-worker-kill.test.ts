@@ -1,6 +1,6 @@
 /**
- * Faults that must not disturb the shared test stack, on a supervised stack of its own in slot 80+N
- * (ports 63xxx–65xxx), which no other suite uses:
+ * Faults that must not disturb the shared test stack, on a supervised stack of its own
+ * (test/helpers/own-stack.ts):
  *
  * - an async run whose worker is killed mid-run (the functions host, SIGKILL) comes back to the
  *   queue when its lease ends and is run again under the same execution id: completed, recorded
@@ -21,11 +21,12 @@ import postgres from "postgres";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
+import { ownStackSlot } from "../helpers/own-stack.ts";
 import { readState, resetStack } from "../../platform/stack.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { runState, startCounterServer, type CounterServer } from "./durable-helpers.ts";
 
-const config = loadConfig("test", 80 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
+const config = loadConfig("test", ownStackSlot("asyncWorkerKill"));
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 /** Short leases, so the test waits seconds, not the production two minutes, for a dead worker's run. */
 const LEASE_SECONDS = 4;

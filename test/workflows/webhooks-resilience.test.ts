@@ -3,10 +3,8 @@
  * Postgres restarted while deliveries flow, the receiver down. Every delivery still arrives at
  * least once, under its own delivery id, and none is lost.
  *
- * This file kills the stack's processes, so it brings up a supervised stack of its own in slot
- * 80.5+N: the hundreds of the killed async worker's test (80+N, ports 633xx–652xx), 50 ports up
- * (x71–x82, where that test's stack uses x21–x32), since every whole slot up to 99 is someone's and
- * the suite may run both files at once. Its queue worker hides a claimed
+ * This file kills the stack's processes, so it brings up a supervised stack of its own
+ * (test/helpers/own-stack.ts). Its queue worker hides a claimed
  * delivery for 13 s (the 3 s attempt limit of the test stack plus 10 s, the shortest the worker
  * allows), so a delivery whose worker died is made again within seconds.
  */
@@ -15,13 +13,14 @@ import { join } from "node:path";
 import postgres, { type Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
+import { ownStackSlot } from "../helpers/own-stack.ts";
 import { readState, resetStack } from "../../platform/stack.ts";
 import { RETRY_DELAYS_MS } from "../../supabase/functions/_shared/workflows/outbound/webhooks/retry-policy.ts";
 import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 import { recordRuns, type RunSpec } from "./logs-helpers.ts";
 import { TEST_RETRY_SCALE } from "./webhooks-helpers.ts";
 
-const config = loadConfig("test", 80.5 + Number(process.env.ORBITA_TEST_SLOT ?? 0));
+const config = loadConfig("test", ownStackSlot("webhookResilience"));
 /** The seeded, deployed Hello API workflow (supabase/seeds). */
 const WORKFLOW = "f5000000-0000-4000-8000-000000000003";
 /** The whole retry schedule at the test stack's scale: 14 min 20 s → 8.6 s. */
