@@ -95,16 +95,28 @@ export function openDirectDatabase(url: string, maxConnections = 4): DirectDatab
   };
 }
 
+/**
+ * The one row a `select fn(…)` always yields. postgres.js can settle a query with no rows when its
+ * connection is terminated while the answer is on its way (seen under pg_terminate_backend); that
+ * is a lost connection, reported with postgres.js's own code so callers treat it as one, rather
+ * than an answer of `undefined` (or, for a signature, an empty one remembered for good).
+ */
+function onlyRow<Row>(rows: readonly Row[]): Row {
+  if (rows.length === 1) return rows[0];
+  throw Object.assign(new Error(`the database connection was lost before the answer arrived (${rows.length} rows)`), { code: "CONNECTION_CLOSED" });
+}
+
 /** The named arguments of `public.<fn>` in order; fails when the function is missing or overloaded. */
 function signatureOf(db: DirectDatabase, fn: string): Promise<Signature> {
   let signature = db.signatures.get(fn);
   if (!signature) {
-    signature = db.sql<{ name: string; type: string }[]>`
-      select a.name, format_type(a.type, null) as type
+    // An aggregate without GROUP BY: exactly one row, even for a function with no arguments, so a
+    // missing row can only mean a lost answer, never an empty signature to remember.
+    signature = db.sql<{ arguments: Signature }[]>`
+      select coalesce(json_agg(json_build_object('name', a.name, 'type', format_type(a.type, null)) order by a.position), '[]'::json) as arguments
       from pg_proc p
       cross join lateral unnest(p.proargnames[1:p.pronargs], p.proargtypes::oid[]) with ordinality as a (name, type, position)
-      where p.oid = to_regproc(${`public.${fn}`})
-      order by a.position`.then((rows) => rows.map(({ name, type }) => ({ name, type })));
+      where p.oid = to_regproc(${`public.${fn}`})`.then((rows) => onlyRow(rows).arguments);
     // A failed lookup is not remembered, so the next call tries again.
     signature.catch(() => db.signatures.delete(fn));
     db.signatures.set(fn, signature);
@@ -152,7 +164,7 @@ export function openServiceDatabase(url: string, maxConnections = 4, statementTi
 export async function callAsService(db: DirectDatabase, fn: string, args: Record<string, unknown>): Promise<unknown> {
   const { call, parameters } = await callStatement(db, fn, args);
   const rows = await db.sql.unsafe<{ result: unknown }[]>(call, parameters, { prepare: true });
-  return rows[0]?.result;
+  return onlyRow(rows).result;
 }
 
 /**
@@ -171,5 +183,5 @@ export async function callAsCaller(db: DirectDatabase, claims: JWTPayload, fn: s
       set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`,
     tx.unsafe<{ result: unknown }[]>(call, parameters, { prepare: true }),
   ]);
-  return rows[0]?.result;
+  return onlyRow(rows).result;
 }
