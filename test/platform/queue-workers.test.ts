@@ -49,7 +49,7 @@ async function send(queue: string, message: Record<string, string | boolean>, de
 }
 
 describe("queue workers (pgmq drained by an edge function)", () => {
-  it("handles a message sent with a 2 s delay no earlier than the delay, and within 2 s after it", async () => {
+  it("handles a message sent with a 2 s delay no earlier than the delay, and soon after it", async () => {
     const label = randomUUID();
     const { msgId, visibleAt } = await send("fixture_jobs", { label }, 2);
     const [run] = await waitForRuns(label, (runs) => runs.length > 0, 8_000);
@@ -57,7 +57,9 @@ describe("queue workers (pgmq drained by an edge function)", () => {
     expect(run).toMatchObject({ msg_id: msgId, read_ct: 1, outcome: "processed" });
     expect(run.processed_at.getTime() - run.enqueued_at.getTime()).toBeGreaterThanOrEqual(2_000);
     expect(run.processed_at.getTime()).toBeGreaterThanOrEqual(visibleAt.getTime());
-    expect(run.processed_at.getTime() - visibleAt.getTime()).toBeLessThanOrEqual(2_000);
+    // The idle worker polls each second; the bound leaves a busy machine room while still telling a
+    // prompt pickup from one that waited out the queue's 30 s visibility timeout or a cron minute.
+    expect(run.processed_at.getTime() - visibleAt.getTime()).toBeLessThanOrEqual(6_000);
 
     // The worker records its run before it deletes the message, so the delete may follow a moment later.
     await until(async () => (await sql.unsafe(`select 1 from pgmq.q_fixture_jobs where msg_id = $1`, [msgId])).length === 0, 5_000);
