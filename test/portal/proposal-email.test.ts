@@ -65,7 +65,10 @@ describe("send-proposal-email", () => {
     expect(text).toContain(fixture.proposal.code);
     expect(text).toContain("Valor total: R$ 1.200,00");
     expect(text.replace(/ /g, "")).toContain(link());
-    expect(pdfUrls(attachment)).toEqual([link()]);
+    // One link annotation per line the URL takes: its width, and so its wrapping, varies with the token.
+    const urls = pdfUrls(attachment);
+    expect(urls.length).toBeGreaterThan(0);
+    expect(new Set(urls)).toEqual(new Set([link()]));
   });
   it("an admin may send it too, to the same address", async () => {
     expect((await send(admin.accessToken, fixture.proposal.id, recipient)).status).toBe(200);
