@@ -161,7 +161,9 @@ describe("supervision: a crashed service is restarted while the rest keeps runni
     }
     await Promise.all([scoring.finish(), inserts.finish()]);
     console.log(`supervision: answering again after kill -9 (ms): ${JSON.stringify(recovery)}`);
-    for (const name of SERVICES) expect(recovery[name], `${name} recovery`).toBeLessThan(20_000);
+    // Postgres comes back in seconds, but PostgREST's reconnection backs off (1, 2, 4 … 32 s, as under
+    // `supabase start`), so the data API may take one more backoff step to answer after it.
+    for (const name of SERVICES) expect(recovery[name], `${name} recovery`).toBeLessThan(name === "postgres" ? 45_000 : 20_000);
   }, 180_000);
 
   it("recorded every request answered around the kills exactly once", async () => {
