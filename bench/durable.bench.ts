@@ -14,6 +14,7 @@
 import postgres from "postgres";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
+import { ascending, percentile, requiredEnv, until, verdict } from "./bench-support.ts";
 
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 const HELLO_API = "f5000000-0000-4000-8000-000000000003";
@@ -25,33 +26,10 @@ const WAIT_SECONDS = 40;
 const CHAIN_RUNS = 5;
 const CHAIN_BLOCKS = 40;
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`.`);
-  return value;
-}
-
-function verdict(ok: boolean): string {
-  return ok ? "✓" : "✗";
-}
-
-function percentile(samples: number[], fraction: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** Runs the durable-runs bench and prints its figures. */
 export async function run(): Promise<void> {
-  const url = required("SUPABASE_URL");
-  const sql = postgres(required("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
+  const url = requiredEnv("SUPABASE_URL");
+  const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
   try {
     const [{ workspace, account, builder }] = await sql<{ workspace: string; account: string; builder: string }[]>`
       select w.workspace_id as workspace, ws.billing_account_id as account, w.created_by as builder
@@ -114,7 +92,7 @@ export async function run(): Promise<void> {
     const latencies = ended.map((row) => row.ended.getTime() - (dueTimes.get(row.id) as number));
     const completed = ended.filter((row) => row.status === "completed").length;
     console.log(`  ${verdict(completed === PARKED_RUNS)} resumed and completed: ${completed}/${PARKED_RUNS}; end after the Wait's due time: ` +
-      `p50 ${percentile(latencies, 0.5).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms (the local poller looks once a second when idle; hosted pg_cron once a minute)`);
+      `p50 ${percentile(ascending(latencies), 0.5).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms (the local poller looks once a second when idle; hosted pg_cron once a minute)`);
 
     const durations = async (mode: "sync" | "async"): Promise<number[]> => {
       const samples: number[] = [];
@@ -130,8 +108,8 @@ export async function run(): Promise<void> {
       return samples;
     };
     await durations("sync");
-    const sync = percentile(await durations("sync"), 0.5);
-    const durable = percentile(await durations("async"), 0.5);
+    const sync = percentile(ascending(await durations("sync")), 0.5);
+    const durable = percentile(ascending(await durations("async")), 0.5);
     console.log(`  · a ${CHAIN_BLOCKS}-Function chain, the executor's duration (median of ${CHAIN_RUNS}): sync, no checkpoints ${sync} ms; ` +
       `async, a checkpoint per block ${durable} ms: ${((durable - sync) / CHAIN_BLOCKS).toFixed(2)} ms per block`);
   } finally {

@@ -17,19 +17,10 @@ import postgres from "postgres";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";
+import { ascending, percentile, requiredEnv, verdict } from "./bench-support.ts";
 
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 const HELLO_API = "f5000000-0000-4000-8000-000000000003";
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`.`);
-  return value;
-}
-
-function verdict(ok: boolean | null): string {
-  return ok === null ? "·" : ok ? "✓" : "✗";
-}
 
 /** An API trigger followed by `length` blocks of `type`. */
 function chain(length: number, type: "variables" | "function"): WorkflowState {
@@ -40,11 +31,6 @@ function chain(length: number, type: "variables" | "function"): WorkflowState {
     ids.push(`b${index}`);
   }
   return builder.chain(...ids).build();
-}
-
-function percentile(samples: number[], fraction: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
 }
 
 /** Milliseconds until the first `data:` line of a streamed answer, and until its end. */
@@ -68,8 +54,8 @@ function firstFrame(url: string, body: string): Promise<{ first: number; total: 
 
 /** Runs the execute bench and prints its figures. */
 export async function run(): Promise<void> {
-  const url = required("SUPABASE_URL");
-  const sql = postgres(required("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
+  const url = requiredEnv("SUPABASE_URL");
+  const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
   try {
     const [{ workspace, account, builder }] = await sql<{ workspace: string; account: string; builder: string }[]>`
       select w.workspace_id as workspace, ws.billing_account_id as account, w.created_by as builder
@@ -93,7 +79,7 @@ export async function run(): Promise<void> {
 
     // The gateway limits functions to 500 requests a minute per caller (JWT sub, else address): each
     // request carries one of 200 anon tokens of their own, which the execute endpoint ignores.
-    const secret = new TextEncoder().encode(required("SUPABASE_JWT_SECRET"));
+    const secret = new TextEncoder().encode(requiredEnv("SUPABASE_JWT_SECRET"));
     const tokens = await Promise.all(Array.from({ length: 200 }, (_, index) => new SignJWT({ role: "anon", sub: `00000000-0000-4000-8000-${String(index).padStart(12, "0")}` }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("2h").sign(secret)));
     let turn = 0;
     const execute = (id: string, extra: Record<string, string> = {}): PreparedRequest => ({ method: "POST", url: `${url}/api/workflows/${id}/execute`, token: tokens[turn++ % tokens.length], headers: { "X-API-Key": DEMO_KEY, ...extra }, body: {} });
@@ -120,7 +106,7 @@ export async function run(): Promise<void> {
     for (let index = 0; index < 20; index++) await firstFrame(`${url}/api/workflows/${streamed}/execute`, streamBody);
     const frames: number[] = [];
     for (let index = 0; index < 300; index++) frames.push((await firstFrame(`${url}/api/workflows/${streamed}/execute`, streamBody)).first);
-    console.log(`  ${verdict(percentile(frames, 0.95) <= 50)} first SSE frame of a streamed one-block run (goal p95 ≤ 50 ms): p50 ${percentile(frames, 0.5).toFixed(1)} ms, p95 ${percentile(frames, 0.95).toFixed(1)} ms`);
+    console.log(`  ${verdict(percentile(ascending(frames), 0.95) <= 50)} first SSE frame of a streamed one-block run (goal p95 ≤ 50 ms): p50 ${percentile(ascending(frames), 0.5).toFixed(1)} ms, p95 ${percentile(ascending(frames), 0.95).toFixed(1)} ms`);
 
     const queuedToCompleted: number[] = [];
     for (let index = 0; index < 40; index++) {
@@ -135,7 +121,7 @@ export async function run(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
-    console.log(`  ${verdict(null)} async, admitted (202) → completed by the worker, one at a time: p50 ${percentile(queuedToCompleted, 0.5).toFixed(0)} ms, p95 ${percentile(queuedToCompleted, 0.95).toFixed(0)} ms (the local poller looks every 200 ms–1 s)`);
+    console.log(`  ${verdict(null)} async, admitted (202) → completed by the worker, one at a time: p50 ${percentile(ascending(queuedToCompleted), 0.5).toFixed(0)} ms, p95 ${percentile(ascending(queuedToCompleted), 0.95).toFixed(0)} ms (the local poller looks every 200 ms–1 s)`);
   } finally {
     await sql.end();
   }

@@ -13,23 +13,13 @@ import { describeLoad } from "./gamification/load.ts";
 import {
   measureBatchScoring, measureCategoryRefresh, measureDirectRpc, measurePositionInSql, measureRankings, measureScoring, pauseJobs, type Stack,
 } from "./gamification/measure.ts";
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
-  return value;
-}
+import { requiredEnv, verdict } from "./bench-support.ts";
 
 /** "✓" when a figure meets its goal, "✗" when not, "·" for a reference figure without one. */
-function verdict(ok: boolean | null): string {
-  if (ok === null) return "·";
-  return ok ? "✓" : "✗";
-}
-
 /** Generates the data set, runs every measurement and prints the figures and the machine. */
 export async function run(): Promise<void> {
-  const stack: Stack = { url: required("SUPABASE_URL"), jwtSecret: required("SUPABASE_JWT_SECRET") };
-  const dbUrl = required("SUPABASE_DB_URL");
+  const stack: Stack = { url: requiredEnv("SUPABASE_URL"), jwtSecret: requiredEnv("SUPABASE_JWT_SECRET") };
+  const dbUrl = requiredEnv("SUPABASE_DB_URL");
   const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
   try {
     const [{ version }] = await sql<{ version: string }[]>`select version()`;
@@ -46,7 +36,7 @@ export async function run(): Promise<void> {
     // The first ~20,000 actions after the bulk load run at about half the steady rate, with twice the
     // Postgres CPU per action, whatever the technicians and with the jobs paused (a settling of the
     // freshly loaded data set not pinned down further), so they are reported on their own.
-    const serviceRoleKey = required("SUPABASE_SERVICE_ROLE_KEY");
+    const serviceRoleKey = requiredEnv("SUPABASE_SERVICE_ROLE_KEY");
     const cold = await measureBatchScoring(sql, stack, serviceRoleKey, 22_000, 100, 2, 10_001);
     console.log(`  ${verdict(null)} POST /points/lote, first 22,000 actions after loading the data set: ${cold.actionsPerSecond.toFixed(0)} actions/s; ` +
       `requests ${describeLoad(cold.load)}`);
@@ -65,7 +55,7 @@ export async function run(): Promise<void> {
     }
 
     console.log("\nReferences for the national position:");
-    const direct = await measureDirectRpc(stack, required("SUPABASE_ANON_KEY"), 2000, 1);
+    const direct = await measureDirectRpc(stack, requiredEnv("SUPABASE_ANON_KEY"), 2000, 1);
     console.log(`  ${verdict(null)} the same RPC straight through the data API (POST /rest/v1/rpc, no edge function), 1 in flight: ${describeLoad(direct)}`);
     const position = await measurePositionInSql(sql, 2000);
     console.log(`  ${verdict(position.p95 <= 10)} gamificacao.posicao in SQL alone, 2,000 technicians (goal p95 ≤ 10 ms): ` +

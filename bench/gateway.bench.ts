@@ -8,12 +8,7 @@
 import { loadConfig } from "../platform/config.ts";
 import { describeLoad, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
 import { measureCpu, servicePids } from "./process-cpu.ts";
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
-  return value;
-}
+import { requiredEnv } from "./bench-support.ts";
 
 /** The median run of several, by throughput. */
 function median(results: LoadResult[]): LoadResult {
@@ -22,8 +17,8 @@ function median(results: LoadResult[]): LoadResult {
 
 /** Runs the gateway and bare PostgREST side by side at each concurrency and prints both with the ratio. */
 export async function run(): Promise<void> {
-  const gatewayUrl = required("SUPABASE_URL");
-  const serviceKey = required("SUPABASE_SERVICE_ROLE_KEY");
+  const gatewayUrl = requiredEnv("SUPABASE_URL");
+  const serviceKey = requiredEnv("SUPABASE_SERVICE_ROLE_KEY");
   const config = loadConfig("bench");
   const postgrestUrl = `http://127.0.0.1:${config.ports.postgrest}`;
   const pids = servicePids(config);

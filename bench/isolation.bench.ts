@@ -12,18 +12,13 @@ import { sandboxPoolSize } from "../supabase/functions/_shared/workflows/engine/
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowStateInput } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";
+import { requiredEnv, verdict } from "./bench-support.ts";
 
 /** supabase-js options for Node 20, which has no global WebSocket for its realtime transport. */
 const CLIENT_OPTIONS = {
   auth: { persistSession: false, autoRefreshToken: false },
   realtime: { transport: WebSocket as unknown as typeof globalThis.WebSocket },
 };
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
-  return value;
-}
 
 /** A tenant: a workspace, its owner's client, and the sessions of its members (the owner first). */
 interface Tenant {
@@ -97,15 +92,11 @@ async function runOnce(url: string, owner: Tenant, workflowId: string): Promise<
   return body.metadata.duration;
 }
 
-function verdict(ok: boolean): string {
-  return ok ? "✓" : "✗";
-}
-
 /** Measures and prints the figures. */
 export async function run(): Promise<void> {
-  const url = required("SUPABASE_URL");
-  const anonKey = required("SUPABASE_ANON_KEY");
-  const admin = createClient(url, required("SUPABASE_SERVICE_ROLE_KEY"), CLIENT_OPTIONS);
+  const url = requiredEnv("SUPABASE_URL");
+  const anonKey = requiredEnv("SUPABASE_ANON_KEY");
+  const admin = createClient(url, requiredEnv("SUPABASE_SERVICE_ROLE_KEY"), CLIENT_OPTIONS);
   const poolSize = sandboxPoolSize(process.env.WORKFLOW_SANDBOX_WORKERS, cpus().length);
   console.log(`Workflow isolation (HTTP through the gateway and the api function; sandbox pool of ${poolSize} threads on ${cpus().length} cores)`);
 

@@ -12,15 +12,10 @@ import { decodeCursor, encodeCursor } from "../supabase/functions/_shared/workfl
 import { type LoadResult, runLoad } from "./gamification/load.ts";
 import { generateLogs, LOG_ROWS } from "./logs-webhooks/logs-data.ts";
 import { type BenchWorkspace, createBenchWorkspace } from "./logs-webhooks/setup.ts";
+import { percentile, requiredEnv, verdict } from "./bench-support.ts";
 
 const GOAL_P95_MS = 20;
 const REQUESTS = 200;
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
-  return value;
-}
 
 /** One filter measured: its query parameters for each request, and the bare SQL that reads the same page. */
 interface Case {
@@ -29,10 +24,6 @@ interface Case {
   query(i: number): Record<string, string>;
   /** The floor: the page's keyset query alone, for request `i`. */
   floor(sql: Sql, i: number): Promise<unknown>;
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
 }
 
 /** p50 and p95 (ms) of `count` sequential calls of `call`, after a few untimed ones. */
@@ -122,12 +113,12 @@ async function cases(sql: Sql, workspace: BenchWorkspace): Promise<Case[]> {
 
 /** Generates the data set, measures each filter three ways and prints the figures. */
 export async function run(): Promise<void> {
-  const url = required("SUPABASE_URL");
+  const url = requiredEnv("SUPABASE_URL");
   // The logs API reads only x-api-key; the service role key in Authorization keeps the local
   // gateway's per-address budget (500 function calls a minute) from refusing the bench's requests.
-  const gatewayToken = required("SUPABASE_SERVICE_ROLE_KEY");
+  const gatewayToken = requiredEnv("SUPABASE_SERVICE_ROLE_KEY");
   // One connection: the generator's seeded random() lives in its session.
-  const sql = postgres(required("SUPABASE_DB_URL"), { max: 1, onnotice: () => {} });
+  const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 1, onnotice: () => {} });
   try {
     console.log(`Generating ${LOG_ROWS.toLocaleString("en")} runs in one workspace (SQL, generate_series):`);
     const workspace = await createBenchWorkspace(sql, "Logs bench", "bb100000-0000-4000-8000-000000000001", 50);
@@ -149,9 +140,9 @@ export async function run(): Promise<void> {
       const floor = await timeCalls(REQUESTS, (i) => measured.floor(sql, i));
       worst = Math.max(worst, http.p95);
       all.push(http.p95);
-      console.log(`  ${http.p95 <= GOAL_P95_MS ? "✓" : "✗"} ${measured.name.padEnd(42)} HTTP ${http.p50.toFixed(1)} / ${http.p95.toFixed(1)}   workflow_logs() ${direct.p50.toFixed(1)} / ${direct.p95.toFixed(1)}   bare SQL ${floor.p50.toFixed(1)} / ${floor.p95.toFixed(1)}`);
+      console.log(`  ${verdict(http.p95 <= GOAL_P95_MS)} ${measured.name.padEnd(42)} HTTP ${http.p50.toFixed(1)} / ${http.p95.toFixed(1)}   workflow_logs() ${direct.p50.toFixed(1)} / ${direct.p95.toFixed(1)}   bare SQL ${floor.p50.toFixed(1)} / ${floor.p95.toFixed(1)}`);
     }
-    console.log(`  ${worst <= GOAL_P95_MS ? "✓" : "✗"} worst filtered page p95 ${worst.toFixed(1)} ms (goal ≤ ${GOAL_P95_MS} ms)`);
+    console.log(`  ${verdict(worst <= GOAL_P95_MS)} worst filtered page p95 ${worst.toFixed(1)} ms (goal ≤ ${GOAL_P95_MS} ms)`);
   } finally {
     await sql.end();
   }

@@ -14,21 +14,12 @@ import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
 import { WebhookReceiver } from "../test/stand-ins/webhook-receiver.ts";
 import { createBenchWorkspace } from "./logs-webhooks/setup.ts";
+import { percentile, requiredEnv, until, verdict } from "./bench-support.ts";
 
 const SECRET = "whsec_bench_secret_0123456789abcdef";
 const THROUGHPUT_DELIVERIES = 10_000;
 const GOAL_PER_SECOND = 500;
 const GOAL_FIRST_ATTEMPT_P95_MS = 1_000;
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
-  return value;
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
-}
 
 /** Runs `statement` as the service role, as the edge functions reach the database. */
 async function asServiceRole<T>(sql: Sql, statement: (tx: Sql) => Promise<T>): Promise<T> {
@@ -53,14 +44,6 @@ async function subscribe(sql: Sql, workflowId: string, url: string): Promise<voi
   await asServiceRole(sql, (tx) => tx`insert into public.webhook_subscriptions (workflow_id, url, secret) values (${workflowId}, ${url}, ${SECRET})`);
 }
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Deliveries per second when 10,000 are waiting: from the first arrival to the last. */
 async function measureThroughput(sql: Sql, receiver: WebhookReceiver, workflowId: string): Promise<void> {
   await subscribe(sql, workflowId, receiver.url("/throughput"));
@@ -68,19 +51,19 @@ async function measureThroughput(sql: Sql, receiver: WebhookReceiver, workflowId
   for (let queued = 0; queued < THROUGHPUT_DELIVERIES; queued += 500) await finishRuns(sql, workflowId, 500);
   await sql`update platform.queue_workers set enabled = true where queue_name = 'webhook_deliveries'`;
   const released = Date.now();
-  await until(() => receiver.arrivals("/throughput").length >= THROUGHPUT_DELIVERIES, 180_000, "every delivery to arrive");
+  await until("every delivery to arrive", () => receiver.arrivals("/throughput").length >= THROUGHPUT_DELIVERIES, 180_000, 50);
   const arrivals = receiver.arrivals("/throughput");
   const seconds = (arrivals[arrivals.length - 1].at - arrivals[0].at) / 1000;
   const perSecond = arrivals.length / seconds;
   const invalid = arrivals.filter((arrival) => arrival.signatureValid !== true).length;
   const distinct = new Set(arrivals.map((arrival) => arrival.deliveryId)).size;
-  console.log(`  ${perSecond >= GOAL_PER_SECOND ? "✓" : "✗"} ${THROUGHPUT_DELIVERIES.toLocaleString("en")} queued deliveries drained at ${perSecond.toFixed(0)}/s ` +
+  console.log(`  ${verdict(perSecond >= GOAL_PER_SECOND)} ${THROUGHPUT_DELIVERIES.toLocaleString("en")} queued deliveries drained at ${perSecond.toFixed(0)}/s ` +
     `(goal ≥ ${GOAL_PER_SECOND}/s; first arrival ${arrivals[0].at - released} ms after the worker was enabled, last after ${((arrivals[arrivals.length - 1].at - released) / 1000).toFixed(1)} s); ` +
     `${distinct.toLocaleString("en")} distinct delivery ids, ${invalid} bad signatures`);
-  await until(async () => {
+  await until("every delivery to be recorded", async () => {
     const [{ pending }] = await sql<{ pending: number }[]>`select count(*)::int as pending from public.webhook_deliveries where status <> 'delivered' and workflow_id = ${workflowId}`;
     return pending === 0;
-  }, 60_000, "every delivery to be recorded");
+  }, 60_000, 50);
   await sql`update public.webhook_subscriptions set active = false where workflow_id = ${workflowId}`;
 }
 
@@ -94,14 +77,14 @@ async function measureLatency(sql: Sql, receiver: WebhookReceiver, workflowId: s
     const next = started + (tick + 1) * 100;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
   }
-  await until(() => receiver.arrivals("/latency").length >= executions.length, 60_000, "every latency delivery to arrive");
+  await until("every latency delivery to arrive", () => receiver.arrivals("/latency").length >= executions.length, 60_000, 50);
   const ended = new Map((await sql<{ id: string; ended: number }[]>`
     select id::text, (extract(epoch from ended_at) * 1000)::float8 as ended from public.workflow_executions where id = any(${executions}::uuid[])`).map((row) => [row.id, row.ended]));
   const latencies = receiver.arrivals("/latency")
     .map((arrival) => arrival.at - (ended.get(String((arrival.json as { data: { executionId: string } }).data.executionId)) ?? Number.NaN))
     .sort((a, b) => a - b);
   const p95 = percentile(latencies, 0.95);
-  console.log(`  ${p95 <= GOAL_FIRST_ATTEMPT_P95_MS ? "✓" : "✗"} first attempt after the run ended, ${executions.length} runs at 40/s: ` +
+  console.log(`  ${verdict(p95 <= GOAL_FIRST_ATTEMPT_P95_MS)} first attempt after the run ended, ${executions.length} runs at 40/s: ` +
     `p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms (goal p95 ≤ ${GOAL_FIRST_ATTEMPT_P95_MS} ms)`);
 }
 
@@ -120,7 +103,7 @@ async function finishLatency(sql: Sql, workflowId: string): Promise<{ p50: numbe
 
 /** Sets up a workspace and a receiver, and prints the three measurements. */
 export async function run(): Promise<void> {
-  const sql = postgres(required("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
+  const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
   const receiver = await WebhookReceiver.start();
   for (const path of ["/throughput", "/latency", "/sink"]) receiver.expectSecret(path, SECRET);
   try {

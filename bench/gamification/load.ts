@@ -6,6 +6,7 @@
  * three times as much CPU per request.
  */
 import { Agent, request as httpRequest } from "node:http";
+import { percentile } from "../bench-support.ts";
 
 /** One prepared request. */
 export interface PreparedRequest {
@@ -28,11 +29,6 @@ export interface LoadResult {
   p50: number;
   p95: number;
   p99: number;
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
 }
 
 /** Sends one request and resolves with its status once the whole answer has arrived. */
