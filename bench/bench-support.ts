@@ -1,4 +1,4 @@
-/** What every bench module needs from its surroundings and from its samples. */
+/** What every bench module needs from its surroundings and from its samples (waits: test/helpers/until.ts). */
 
 /** A variable `npm run bench` exports (the stack's URL and keys); fails saying how to run the bench otherwise. */
 export function requiredEnv(name: string): string {
@@ -22,13 +22,4 @@ export function ascending(samples: readonly number[]): number[] {
 export function verdict(ok: boolean | null): string {
   if (ok === null) return "·";
   return ok ? "✓" : "✗";
-}
-
-/** Polls `check` every `pollMs` until it holds; fails naming `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, pollMs = 200): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
 }

@@ -14,7 +14,8 @@
 import postgres from "postgres";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
-import { ascending, percentile, requiredEnv, until, verdict } from "./bench-support.ts";
+import { ascending, percentile, requiredEnv, verdict } from "./bench-support.ts";
+import { until } from "../test/helpers/until.ts";
 
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 const HELLO_API = "f5000000-0000-4000-8000-000000000003";
@@ -25,6 +26,8 @@ const WAIT_SECONDS = 40;
 /** Runs of each mode for the checkpoint cost. */
 const CHAIN_RUNS = 5;
 const CHAIN_BLOCKS = 40;
+/** How often the waits look again. */
+const POLL_MS = 200;
 
 /** Runs the durable-runs bench and prints its figures. */
 export async function run(): Promise<void> {
@@ -73,7 +76,7 @@ export async function run(): Promise<void> {
     await until("every run to park", async () => {
       const [{ parked }] = await sql<{ parked: number }[]>`select count(*)::int as parked from public.workflow_executions where id = any(${runs}) and parked_until is not null`;
       return parked === PARKED_RUNS;
-    }, 60_000);
+    }, 60_000, POLL_MS);
     const dueTimes = new Map((await sql<{ id: string; due: Date }[]>`select id, parked_until as due from public.workflow_executions where id = any(${runs})`).map((row) => [row.id, row.due.getTime()]));
     // A moment for workers that parked their runs to return.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -87,7 +90,7 @@ export async function run(): Promise<void> {
     await until("every run to resume and finish", async () => {
       const [{ open }] = await sql<{ open: number }[]>`select count(*)::int as open from public.workflow_executions where id = any(${runs}) and status in ('queued', 'running')`;
       return open === 0;
-    }, (WAIT_SECONDS + 120) * 1000);
+    }, (WAIT_SECONDS + 120) * 1000, POLL_MS);
     const ended = await sql<{ id: string; status: string; ended: Date }[]>`select id, status::text, ended_at as ended from public.workflow_executions where id = any(${runs})`;
     const latencies = ended.map((row) => row.ended.getTime() - (dueTimes.get(row.id) as number));
     const completed = ended.filter((row) => row.status === "completed").length;
@@ -101,7 +104,7 @@ export async function run(): Promise<void> {
         await until("the chain run to end", async () => {
           const [{ status }] = await sql<{ status: string }[]>`select status::text from public.workflow_executions where id = ${id}`;
           return status === "completed" || status === "failed";
-        }, 60_000);
+        }, 60_000, POLL_MS);
         const [{ duration }] = await sql<{ duration: number }[]>`select duration_ms as duration from public.workflow_executions where id = ${id}`;
         samples.push(duration);
       }

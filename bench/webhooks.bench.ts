@@ -14,7 +14,8 @@ import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
 import { WebhookReceiver } from "../test/stand-ins/webhook-receiver.ts";
 import { createBenchWorkspace } from "./logs-webhooks/setup.ts";
-import { percentile, requiredEnv, until, verdict } from "./bench-support.ts";
+import { percentile, requiredEnv, verdict } from "./bench-support.ts";
+import { until } from "../test/helpers/until.ts";
 
 const SECRET = "whsec_bench_secret_0123456789abcdef";
 const THROUGHPUT_DELIVERIES = 10_000;

@@ -7,6 +7,7 @@ import { loadConfig } from "../../platform/config.ts";
 import { signHs256 } from "../../platform/keys.ts";
 import { anonClient, createTestUser, serviceClient } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
+import { until } from "../helpers/until.ts";
 
 // The functions used here live in test/fixtures/functions (served by the test stack only); their
 // verify_jwt settings and the short wall-clock limit of fixture-hangs are in its config.toml.
@@ -222,7 +223,7 @@ describe("a worker failure under concurrent requests", () => {
       expect(answers.map((answer) => [answer.status, answer.body])).toEqual(Array(8).fill([503, { code: "BOOT_ERROR", message: "Worker failed to boot (please check logs)" }]));
       // Well before the 3 s wall-clock limit: nobody is left waiting on a worker that is gone.
       expect(Math.max(...answers.map((answer) => answer.elapsedMs))).toBeLessThan(2_500);
-      await until(() => failedRequests(offset, slug).length === 8);
+      await until("the functions log", () => failedRequests(offset, slug).length === 8, 5_000, 50);
       expect(workerFailures(offset, slug)).toEqual([expect.objectContaining({ level: "error", phase: "boot", reason: expect.stringMatching(reason) })]);
       expect(failedRequests(offset, slug).map((line) => [line.status, line.code])).toEqual(Array(8).fill([503, "BOOT_ERROR"]));
     }
@@ -236,7 +237,7 @@ describe("a worker failure under concurrent requests", () => {
       call("/fixture-throws?mode=crash&after=7"),
     ]);
     expect(answers.map((answer) => [answer.status, (answer.body as { code?: string }).code])).toEqual(Array(8).fill([500, "WORKER_ERROR"]));
-    await until(() => failedRequests(offset, "fixture-throws").length === 8);
+    await until("the functions log", () => failedRequests(offset, "fixture-throws").length === 8, 5_000, 50);
     expect(workerFailures(offset, "fixture-throws")).toEqual([
       expect.objectContaining({ level: "error", phase: "serving", inFlight: 8, reason: expect.stringMatching(/uncaught error: Error: fixture-throws: uncaught on purpose/) }),
     ]);
@@ -251,16 +252,8 @@ describe("a worker failure under concurrent requests", () => {
     for (const [slug, query, reason] of cases) {
       const offset = logSize();
       await call(`/${slug}${query}`);
-      await until(() => workerFailures(offset, slug).length > 0);
+      await until("the functions log", () => workerFailures(offset, slug).length > 0, 5_000, 50);
       expect(workerFailures(offset, slug)).toEqual([expect.objectContaining({ level: "error", reason: expect.stringMatching(reason) })]);
     }
   });
 });
-
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for the functions log");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

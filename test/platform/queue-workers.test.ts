@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { env } from "../helpers/env.ts";
+import { until } from "../helpers/until.ts";
 
 // test/fixtures/functions-and-workers.sql registers two queues drained by the fixture-queue-worker
 // function: fixture_jobs (visibility timeout 30 s) and fixture_crashy (2 s). The function records
@@ -34,14 +35,6 @@ async function waitForRuns(label: string, predicate: (runs: Run[]) => boolean, t
   }
 }
 
-async function until(done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`still not done after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function send(queue: string, message: Record<string, string | boolean>, delaySeconds = 0): Promise<{ msgId: string; visibleAt: Date }> {
   const [sent] = await sql<{ msg_id: string }[]>`select pgmq.send(${queue}::text, ${sql.json(message)}::jsonb, ${delaySeconds}::integer) as msg_id`;
   const [row] = await sql.unsafe<{ vt: Date }[]>(`select vt from pgmq.q_${queue} where msg_id = $1`, [sent.msg_id]);
@@ -62,7 +55,7 @@ describe("queue workers (pgmq drained by an edge function)", () => {
     expect(run.processed_at.getTime() - visibleAt.getTime()).toBeLessThanOrEqual(6_000);
 
     // The worker records its run before it deletes the message, so the delete may follow a moment later.
-    await until(async () => (await sql.unsafe(`select 1 from pgmq.q_fixture_jobs where msg_id = $1`, [msgId])).length === 0, 5_000);
+    await until("the message to be deleted", async () => (await sql.unsafe(`select 1 from pgmq.q_fixture_jobs where msg_id = $1`, [msgId])).length === 0, 5_000);
   });
 
   it("delivers a message again after its visibility timeout when the worker crashed mid-message", async () => {

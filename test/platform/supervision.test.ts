@@ -1,33 +1,17 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
-import { ownStackSlot } from "../helpers/own-stack.ts";
+import { loadConfig } from "../../platform/config.ts";
+import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
+import { until } from "../helpers/until.ts";
 import { clusterRunning } from "../../platform/postgres/cluster.ts";
 import { isListening } from "../../platform/process/ports.ts";
-import { readState, resetStack } from "../../platform/stack.ts";
+import { readState } from "../../platform/stack.ts";
 import { stackReport } from "../../platform/status.ts";
 
 // This file kills the stack's processes, so it brings up a stack of its own (test/helpers/own-stack.ts).
 const config = loadConfig("test", ownStackSlot("supervision"));
 const SERVICES = ["postgrest", "platform", "functions", "postgres"] as const;
-
-/** Polls until `check` holds, failing with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function service(name: string) {
-  const found = readState(config)?.services.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`${name} is not in the stack's state`);
-  return found;
-}
 
 /**
  * A steady stream of requests that each record one thing under a key of their own. A request that
@@ -93,8 +77,7 @@ class RecordingLoad {
 }
 
 describe("supervision: a crashed service is restarted while the rest keeps running", () => {
-  let supervisor: ChildProcess;
-  let output = "";
+  let stack: OwnStack;
   let technician: string;
   let owner: string;
   let scoring: RecordingLoad;
@@ -102,17 +85,7 @@ describe("supervision: a crashed service is restarted while the rest keeps runni
   const recovery: Record<string, number> = {};
 
   beforeAll(async () => {
-    supervisor = spawn(
-      process.execPath,
-      ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "test", "helpers", "supervised-stack.ts"), String(config.slot)],
-      { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await until("the supervised stack to start", () => {
-      if (supervisor.exitCode !== null) throw new Error(`the supervised stack exited while starting:\n${output}`);
-      return output.includes("READY");
-    }, 150_000);
+    stack = await OwnStack.start(config, 150_000);
 
     const sql = postgres(config.dbUrl, { max: 1, onnotice: () => {} });
     try {
@@ -138,23 +111,19 @@ describe("supervision: a crashed service is restarted while the rest keeps runni
   }, 180_000);
 
   afterAll(async () => {
-    if (supervisor && supervisor.exitCode === null) {
-      supervisor.kill("SIGTERM");
-      await until("the supervised stack to stop", () => supervisor.exitCode !== null, 30_000).catch(() => {});
-    }
-    await resetStack(config);
+    await stack?.dispose();
   }, 60_000);
 
   it("restarts each service killed with SIGKILL under load, and the stack answers again within seconds", async () => {
     scoring.start(100);
     inserts.start(100);
     for (const name of SERVICES) {
-      const before = service(name).pid;
+      const before = stack.service(name).pid;
       expect(before).toBeGreaterThan(0);
       await until(`steady load before killing ${name}`, () => scoring.answeredSince(Date.now() - 1_000) && inserts.answeredSince(Date.now() - 1_000));
       const killedAt = Date.now();
       process.kill(before as number, "SIGKILL");
-      await until(`${name} to be restarted`, () => service(name).state === "running" && service(name).pid !== before);
+      await until(`${name} to be restarted`, () => stack.service(name).state === "running" && stack.service(name).pid !== before);
       const restartedAt = Date.now();
       await until(`both loads to be answered after ${name} came back`, () => scoring.answeredSince(restartedAt) && inserts.answeredSince(restartedAt));
       recovery[name] = Date.now() - killedAt;
@@ -205,13 +174,12 @@ describe("supervision: a crashed service is restarted while the rest keeps runni
       expect(status?.restarts).toBeGreaterThanOrEqual(1);
       expect(status?.lastExit?.reason).toMatch(name === "postgres" ? /the postmaster \(pid \d+\) is gone/ : /signal SIGKILL/);
     }
-    expect(output).toMatch(/postgrest died \(signal SIGKILL\); restarting it in/);
+    expect(stack.log).toMatch(/postgrest died \(signal SIGKILL\); restarting it in/);
   });
 
   it("stops everything, Postgres included, on SIGTERM (what npm stop sends)", async () => {
-    supervisor.kill("SIGTERM");
-    await until("the supervisor to exit", () => supervisor.exitCode !== null);
-    expect(supervisor.exitCode).toBe(0);
+    await stack.stop();
+    expect(stack.exitCode).toBe(0);
     const { ports } = config;
     for (const port of [ports.gateway, ports.mail, ports.postgrest, ports.functions, ports.db]) expect(await isListening(port)).toBe(false);
     expect(clusterRunning(config)).toBe(false);

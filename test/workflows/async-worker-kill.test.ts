@@ -14,57 +14,32 @@
  *   worker killed by postgres.js 3.4.9's uncaught `nextWrite` TypeError (porsager/postgres #1154,
  *   #1208), or by the rejections it leaves unhandled, would give.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { createClient } from "@supabase/supabase-js";
 import postgres from "postgres";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
-import { ownStackSlot } from "../helpers/own-stack.ts";
-import { readState, resetStack } from "../../platform/stack.ts";
+import { loadConfig } from "../../platform/config.ts";
+import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
+import { until } from "../helpers/until.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { runState, startCounterServer, type CounterServer } from "./durable-helpers.ts";
 
 const config = loadConfig("test", ownStackSlot("asyncWorkerKill"));
+/** How long the waits below allow by default. */
+const WAIT_MS = 60_000;
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 /** Short leases, so the test waits seconds, not the production two minutes, for a dead worker's run. */
 const LEASE_SECONDS = 4;
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function functionsHost() {
-  const found = readState(config)?.services.find((service) => service.name === "functions");
-  if (!found) throw new Error("the functions host is not in the stack's state");
-  return found;
-}
-
 describe("a worker killed mid-run", () => {
-  let supervisor: ChildProcess;
-  let output = "";
+  let stack: OwnStack;
   let workflowId: string;
   let stepsId: string;
   let counter: CounterServer;
   const sql = postgres(config.dbUrl, { max: 1, onnotice: () => {} });
 
   beforeAll(async () => {
-    supervisor = spawn(
-      process.execPath,
-      ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "test", "helpers", "supervised-stack.ts"), String(config.slot)],
-      { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await until("the supervised stack to start", () => {
-      if (supervisor.exitCode !== null) throw new Error(`the supervised stack exited while starting:\n${output}`);
-      return output.includes("READY");
-    }, 150_000);
+    stack = await OwnStack.start(config, 150_000);
 
     await sql`update platform.queue_workers set visibility_timeout = ${LEASE_SECONDS} where queue_name = 'workflow_runs'`;
     const builder = createClient(config.apiUrl, config.anonKey, { auth: { persistSession: false }, realtime: { transport: WebSocket as unknown as typeof globalThis.WebSocket } });
@@ -106,11 +81,7 @@ describe("a worker killed mid-run", () => {
   afterAll(async () => {
     await sql.end();
     await counter?.close();
-    if (supervisor && supervisor.exitCode === null) {
-      supervisor.kill("SIGTERM");
-      await until("the supervised stack to stop", () => supervisor.exitCode !== null, 30_000).catch(() => {});
-    }
-    await resetStack(config);
+    await stack?.dispose();
   }, 60_000);
 
   it("runs again under the same execution id, recorded and charged once", async () => {
@@ -121,10 +92,10 @@ describe("a worker killed mid-run", () => {
     await until("the first attempt to be running", async () => {
       const [run] = await sql<{ status: string; attempt: number }[]>`select status::text, attempt from public.workflow_executions where id = ${executionId}`;
       return run.status === "running" && run.attempt === 1;
-    });
-    const host = functionsHost();
+    }, WAIT_MS);
+    const host = stack.service("functions");
     process.kill(host.pid as number, "SIGKILL");
-    await until("the functions host to be restarted", () => functionsHost().pid !== host.pid && functionsHost().state === "running");
+    await until("the functions host to be restarted", () => stack.service("functions").pid !== host.pid && stack.service("functions").state === "running", WAIT_MS);
 
     await until("the run to end", async () => {
       const [run] = await sql<{ status: string }[]>`select status::text from public.workflow_executions where id = ${executionId}`;
@@ -144,12 +115,12 @@ describe("a worker killed mid-run", () => {
     expect(queued.status).toBe(202);
     const { executionId } = (await queued.json()) as { executionId: string };
 
-    await until("the second block's checkpoint", async () => (await runState(sql, executionId)).checkpoints.includes("s2"));
-    const host = functionsHost();
+    await until("the second block's checkpoint", async () => (await runState(sql, executionId)).checkpoints.includes("s2"), WAIT_MS);
+    const host = stack.service("functions");
     process.kill(host.pid as number, "SIGKILL");
     expect(await runState(sql, executionId)).toMatchObject({ status: "running", attempt: 1, checkpoints: ["api", "s1", "s2"] });
     expect(Object.fromEntries(counter.hits)).toEqual({ s1: 1, s2: 1 });
-    await until("the functions host to be restarted", () => functionsHost().pid !== host.pid && functionsHost().state === "running");
+    await until("the functions host to be restarted", () => stack.service("functions").pid !== host.pid && stack.service("functions").state === "running", WAIT_MS);
 
     await until("the run to end", async () => !["running", "queued"].includes((await runState(sql, executionId)).status), 90_000);
     const [run] = await sql<{ status: string; attempt: number; output: unknown; trace_spans: { name: string; status: string }[] }[]>`
@@ -164,7 +135,7 @@ describe("a worker killed mid-run", () => {
 
   it("leaves the api worker serving while its database connections are terminated", async () => {
     const execute = () => fetch(`${config.apiUrl}/api/workflows/f5000000-0000-4000-8000-000000000003/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "content-type": "application/json" }, body: '{"name": "Ana"}' });
-    await until("a first run", async () => (await execute()).status === 200);
+    await until("a first run", async () => (await execute()).status === 200, WAIT_MS);
     let stop = false;
     let terminated = 0;
     const killer = (async () => {

@@ -8,44 +8,29 @@
  * delivery for 13 s (the 3 s attempt limit of the test stack plus 10 s, the shortest the worker
  * allows), so a delivery whose worker died is made again within seconds.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import postgres, { type Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
-import { ownStackSlot } from "../helpers/own-stack.ts";
-import { readState, resetStack } from "../../platform/stack.ts";
+import { loadConfig } from "../../platform/config.ts";
+import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
+import { until } from "../helpers/until.ts";
 import { RETRY_DELAYS_MS } from "../../supabase/functions/_shared/workflows/outbound/webhooks/retry-policy.ts";
 import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 import { recordRuns, type RunSpec } from "./logs-helpers.ts";
 import { TEST_RETRY_SCALE } from "./webhooks-helpers.ts";
 
 const config = loadConfig("test", ownStackSlot("webhookResilience"));
+/** How often the waits below look again. */
+const POLL_MS = 200;
 /** The seeded, deployed Hello API workflow (supabase/seeds). */
 const WORKFLOW = "f5000000-0000-4000-8000-000000000003";
 /** The whole retry schedule at the test stack's scale: 14 min 20 s → 8.6 s. */
 const SCHEDULE_MS = RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0) * TEST_RETRY_SCALE;
 
-/** Polls until `check` holds, failing with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-function service(name: string) {
-  const found = readState(config)?.services.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`${name} is not in the stack's state`);
-  return found;
-}
-
 /** Kills a service of the stack with SIGKILL and waits until its supervisor has started it again. */
-async function killAndAwaitRestart(name: string): Promise<void> {
-  const before = service(name).pid;
+async function killAndAwaitRestart(stack: OwnStack, name: string): Promise<void> {
+  const before = stack.service(name).pid;
   process.kill(before as number, "SIGKILL");
-  await until(`${name} to be restarted`, () => service(name).state === "running" && service(name).pid !== before);
+  await until(`${name} to be restarted`, () => stack.service(name).state === "running" && stack.service(name).pid !== before, 60_000, POLL_MS);
 }
 
 interface DeliveryRow {
@@ -56,8 +41,7 @@ interface DeliveryRow {
 }
 
 describe("completion webhooks when things break", () => {
-  let supervisor: ChildProcess;
-  let output = "";
+  let stack: OwnStack;
   let sql: Sql;
   let receiver: WebhookReceiver;
 
@@ -92,7 +76,7 @@ describe("completion webhooks when things break", () => {
     await until("every delivery to be delivered", async () => {
       rows = await deliveries(executions);
       return rows.length === executions.length && rows.every((row) => row.status === "delivered");
-    }, timeoutMs);
+    }, timeoutMs, POLL_MS);
     return rows;
   }
 
@@ -103,17 +87,7 @@ describe("completion webhooks when things break", () => {
   }
 
   beforeAll(async () => {
-    supervisor = spawn(
-      process.execPath,
-      ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "test", "helpers", "supervised-stack.ts"), String(config.slot)],
-      { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    supervisor.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    supervisor.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await until("the supervised stack to start", () => {
-      if (supervisor.exitCode !== null) throw new Error(`the supervised stack exited while starting:\n${output}`);
-      return output.includes("READY");
-    }, 180_000);
+    stack = await OwnStack.start(config, 180_000);
     sql = postgres(config.dbUrl, { max: 2, onnotice: () => {} });
     receiver = await WebhookReceiver.start();
     await sql`update platform.queue_workers set visibility_timeout = 5 where queue_name = 'webhook_deliveries'`;
@@ -125,11 +99,7 @@ describe("completion webhooks when things break", () => {
   afterAll(async () => {
     await receiver?.stop();
     await sql?.end({ timeout: 5 });
-    if (supervisor && supervisor.exitCode === null) {
-      supervisor.kill("SIGTERM");
-      await until("the supervised stack to stop", () => supervisor.exitCode !== null, 30_000).catch(() => {});
-    }
-    await resetStack(config);
+    await stack?.dispose();
   }, 60_000);
 
   it("makes a delivery again, under the same id, when its worker is killed in the middle of it", async () => {
@@ -137,7 +107,7 @@ describe("completion webhooks when things break", () => {
     await subscribeOnly("/killed");
     const [executionId] = await runs(1);
     const [first] = await receiver.waitFor("/killed", (arrivals) => arrivals.length >= 1, 30_000);
-    await killAndAwaitRestart("functions");
+    await killAndAwaitRestart(stack, "functions");
     const arrivals = await receiver.waitFor("/killed", (all) => all.length >= 2, 60_000);
     expect(arrivals[1].deliveryId).toBe(first.deliveryId);
     expect(arrivals[1].json?.id).toBe(first.deliveryId);
@@ -154,7 +124,7 @@ describe("completion webhooks when things break", () => {
     const executions = await runs(150);
     await receiver.waitFor("/stream", (arrivals) => arrivals.length >= 20, 60_000);
     expect(receiver.arrivals("/stream").length).toBeLessThan(executions.length);
-    await killAndAwaitRestart("functions");
+    await killAndAwaitRestart(stack, "functions");
     const rows = await allDelivered(executions, 120_000);
     expectEveryArrival("/stream", rows);
     expect(rows.some((row) => row.attempts > 1)).toBe(true);
@@ -167,8 +137,8 @@ describe("completion webhooks when things break", () => {
     const executions = await runs(150);
     await receiver.waitFor("/restart", (arrivals) => arrivals.length >= 20, 60_000);
     expect(receiver.arrivals("/restart").length).toBeLessThan(executions.length);
-    await killAndAwaitRestart("postgres");
-    await until("Postgres to answer again", () => sql`select 1`.then(() => true, () => false));
+    await killAndAwaitRestart(stack, "postgres");
+    await until("Postgres to answer again", () => sql`select 1`.then(() => true, () => false), 60_000, POLL_MS);
     const rows = await allDelivered(executions, 120_000);
     expectEveryArrival("/restart", rows);
   }, 180_000);
@@ -189,7 +159,7 @@ describe("completion webhooks when things break", () => {
     await subscribeOnly("/long-outage");
     await receiver.stop();
     const executions = await runs(20);
-    await until("every retry to be used", async () => (await deliveries(executions)).every((row) => row.status === "failed"), 60_000);
+    await until("every retry to be used", async () => (await deliveries(executions)).every((row) => row.status === "failed"), 60_000, POLL_MS);
     expect((await deliveries(executions)).every((row) => row.attempts === 6)).toBe(true);
     await receiver.restart();
     const [{ subscription }] = await sql<{ subscription: string }[]>`select id as subscription from public.webhook_subscriptions where url = ${receiver.url("/long-outage")}`;
