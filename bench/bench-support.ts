@@ -23,3 +23,45 @@ export function verdict(ok: boolean | null): string {
   if (ok === null) return "·";
   return ok ? "✓" : "✗";
 }
+
+/** One row of the summary table `npm run bench` prints at the end and writes to bench/results.json. */
+export interface BenchFigure {
+  /** The bench module that measured it ("gateway", "logs", …). */
+  bench: string;
+  /** What was measured, with its load ("single-row GET, 8 in flight"). */
+  metric: string;
+  /** The size of the work, when the bench measures a curve ("1M rows", "32 in flight"). */
+  scale?: string;
+  /** Our figure. */
+  value: number;
+  /** "req/s", "ms", "actions/s"… */
+  unit: string;
+  /** Whether a larger value is better (throughput) or worse (latency, cost). */
+  higherIsBetter: boolean;
+  /** The baseline measured in the same run, when there is one. */
+  baseline?: { name: string; value: number };
+  /** The goal in words ("≥ 0.9× baseline", "p95 ≤ 20 ms") and whether it was met. */
+  goal?: { text: string; met: boolean };
+}
+
+const figures: BenchFigure[] = [];
+
+/**
+ * Records a figure for the summary table (printed by scripts/bench.ts after every module ran).
+ * Benches still print their detailed lines as they go; this is the one line per figure that the
+ * table, docs/performance.md and bench/results.json carry.
+ */
+export function report(figure: BenchFigure): void {
+  figures.push(figure);
+}
+
+/** Every figure reported so far, in the order they were reported. */
+export function reportedFigures(): readonly BenchFigure[] {
+  return figures;
+}
+
+/** Our figure divided by the baseline's (read it with higherIsBetter); null without a baseline. */
+export function ratio(figure: BenchFigure): number | null {
+  if (!figure.baseline || figure.baseline.value === 0) return null;
+  return figure.value / figure.baseline.value;
+}

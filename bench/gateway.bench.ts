@@ -8,7 +8,7 @@
 import { loadConfig } from "../platform/config.ts";
 import { describeLoad, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
 import { measureCpu, servicePids } from "./process-cpu.ts";
-import { requiredEnv } from "./bench-support.ts";
+import { report, requiredEnv } from "./bench-support.ts";
 
 /** The median run of several, by throughput. */
 function median(results: LoadResult[]): LoadResult {
@@ -53,5 +53,9 @@ export async function run(): Promise<void> {
     console.log(`  ${String(concurrency).padStart(2)} in flight: bare PostgREST ${describeLoad(floor)}`);
     console.log(`               through the gateway ${describeLoad(ours)}`);
     console.log(`               ratio ${(ours.perSecond / floor.perSecond).toFixed(2)}× bare throughput (goal ≥ 0.90×); CPU per request through the gateway: gateway ${perRequest(gatewayCpu.platform)} µs, PostgREST ${perRequest(gatewayCpu.postgrest)} µs`);
+    report({
+      bench: "gateway", metric: "data API single-row GET through the gateway", scale: `${concurrency} in flight`, value: ours.perSecond, unit: "req/s", higherIsBetter: true,
+      baseline: { name: "bare PostgREST", value: floor.perSecond }, goal: { text: "≥ 0.90× bare", met: ours.perSecond >= 0.9 * floor.perSecond },
+    });
   }
 }
