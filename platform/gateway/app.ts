@@ -37,8 +37,11 @@ const CORS_HEADERS = {
   "access-control-max-age": "86400",
 };
 
-/** Headers that describe one hop and must not be forwarded. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length"]);
+/**
+ * Headers that describe one hop and must not be forwarded. `expect` too: the gateway has read the
+ * whole body before it calls upstream, so there is nothing left to continue.
+ */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length", "expect"]);
 
 /** Where the gateway sends requests: in-process services or proxied local ports. */
 export interface GatewayTargets {
