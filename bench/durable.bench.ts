@@ -14,7 +14,7 @@
 import postgres from "postgres";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
-import { ascending, percentile, requiredEnv, verdict } from "./bench-support.ts";
+import { ascending, percentile, report, requiredEnv, verdict } from "./bench-support.ts";
 import { until } from "../test/helpers/until.ts";
 
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
@@ -113,6 +113,14 @@ export async function run(): Promise<void> {
     await durations("sync");
     const sync = percentile(ascending(await durations("sync")), 0.5);
     const durable = percentile(ascending(await durations("async")), 0.5);
+    report({
+      bench: "durable", metric: `${CHAIN_BLOCKS}-Function chain, async with a checkpoint per block, p50`, scale: `${CHAIN_BLOCKS} blocks`, value: durable, unit: "ms", higherIsBetter: false,
+      baseline: { name: "same chain, sync, no checkpoints", value: sync },
+    });
+    report({
+      bench: "durable", metric: `parked runs (${PARKED_RUNS}) holding a lease, a visible message or a busy session`, scale: `${PARKED_RUNS} runs`, value: held.leased + held.visible + held.busy, unit: "",
+      higherIsBetter: false, goal: { text: "0", met: held.leased + held.visible + held.busy === 0 },
+    });
     console.log(`  · a ${CHAIN_BLOCKS}-Function chain, the executor's duration (median of ${CHAIN_RUNS}): sync, no checkpoints ${sync} ms; ` +
       `async, a checkpoint per block ${durable} ms: ${((durable - sync) / CHAIN_BLOCKS).toFixed(2)} ms per block`);
   } finally {

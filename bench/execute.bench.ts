@@ -17,7 +17,7 @@ import postgres from "postgres";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";
-import { ascending, percentile, requiredEnv, verdict } from "./bench-support.ts";
+import { ascending, percentile, report, requiredEnv, verdict } from "./bench-support.ts";
 
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 const HELLO_API = "f5000000-0000-4000-8000-000000000003";
@@ -93,11 +93,21 @@ export async function run(): Promise<void> {
     console.log(`  ${verdict(null)} floor: the api function answering without the database, 32 in flight: ${describeLoad(floor)}`);
     console.log(`  ${verdict(ours.perSecond >= 500)} one-block workflow, key check + rate limit + record, 32 in flight (goal ≥ 500/s): ${describeLoad(ours)}`);
     console.log(`    ratio to the floor: ${(ours.perSecond / floor.perSecond).toFixed(2)}`);
+    report({
+      bench: "execute", metric: "one-block workflow, sync execute (key, rate limit, record)", scale: "32 in flight", value: ours.perSecond, unit: "exec/s", higherIsBetter: true,
+      baseline: { name: "same function, no database", value: floor.perSecond }, goal: { text: "≥ 500 exec/s", met: ours.perSecond >= 500 },
+    });
+    report({ bench: "execute", metric: "one-block workflow, sync execute p95", scale: "32 in flight", value: ours.p95, unit: "ms", higherIsBetter: false, baseline: { name: "same function, no database", value: floor.p95 } });
 
     const sequential = (id: string, count: number) => runLoad(repeat(() => execute(id), count), 1);
     await sequential(noops, 20);
     const noopChain = await sequential(noops, 300);
     console.log(`  ${verdict(noopChain.p50 <= 40)} 40-block chain of no-op blocks, end to end, 1 in flight (goal p50 ≤ 40 ms): ${describeLoad(noopChain)}`);
+    const oneBlockSequential = await sequential(oneBlock, 300);
+    report({
+      bench: "execute", metric: "40-block no-op chain end to end, p50", scale: "1 in flight", value: noopChain.p50, unit: "ms", higherIsBetter: false,
+      baseline: { name: "one-block workflow, same path", value: oneBlockSequential.p50 }, goal: { text: "p50 ≤ 40 ms", met: noopChain.p50 <= 40 },
+    });
     await sequential(functions, 10);
     const functionChain = await sequential(functions, 100);
     console.log(`  ${verdict(null)} 40-block chain of Function blocks (a sandbox each), end to end, 1 in flight: ${describeLoad(functionChain)}`);
@@ -106,6 +116,10 @@ export async function run(): Promise<void> {
     for (let index = 0; index < 20; index++) await firstFrame(`${url}/api/workflows/${streamed}/execute`, streamBody);
     const frames: number[] = [];
     for (let index = 0; index < 300; index++) frames.push((await firstFrame(`${url}/api/workflows/${streamed}/execute`, streamBody)).first);
+    report({
+      bench: "execute", metric: "first SSE frame of a streamed one-block run, p95", scale: "1 in flight", value: percentile(ascending(frames), 0.95), unit: "ms", higherIsBetter: false,
+      baseline: { name: "whole sync one-block run, p95", value: oneBlockSequential.p95 }, goal: { text: "p95 ≤ 50 ms", met: percentile(ascending(frames), 0.95) <= 50 },
+    });
     console.log(`  ${verdict(percentile(ascending(frames), 0.95) <= 50)} first SSE frame of a streamed one-block run (goal p95 ≤ 50 ms): p50 ${percentile(ascending(frames), 0.5).toFixed(1)} ms, p95 ${percentile(ascending(frames), 0.95).toFixed(1)} ms`);
 
     const queuedToCompleted: number[] = [];
@@ -121,6 +135,7 @@ export async function run(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
+    report({ bench: "execute", metric: "async run, admitted (202) → completed, p50", scale: "1 in flight", value: percentile(ascending(queuedToCompleted), 0.5), unit: "ms", higherIsBetter: false });
     console.log(`  ${verdict(null)} async, admitted (202) → completed by the worker, one at a time: p50 ${percentile(ascending(queuedToCompleted), 0.5).toFixed(0)} ms, p95 ${percentile(ascending(queuedToCompleted), 0.95).toFixed(0)} ms (the local poller looks every 200 ms–1 s)`);
   } finally {
     await sql.end();

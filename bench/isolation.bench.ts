@@ -12,7 +12,7 @@ import { sandboxPoolSize } from "../supabase/functions/_shared/workflows/engine/
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowStateInput } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";
-import { requiredEnv, verdict } from "./bench-support.ts";
+import { report, requiredEnv, verdict } from "./bench-support.ts";
 
 /** supabase-js options for Node 20, which has no global WebSocket for its realtime transport. */
 const CLIENT_OPTIONS = {
@@ -120,6 +120,10 @@ export async function run(): Promise<void> {
   const idleP95 = (before.p95 + after.p95) / 2;
   const ratio = busy.p95 / idleP95;
   console.log(`  ${verdict(ratio <= 2)} the same while another tenant's Function spins until its 20 s timeout (goal p95 ≤ 2× idle): ${describeLoad(busy)}; p95 ${ratio.toFixed(2)}× idle (${idleP95.toFixed(1)} ms)`);
+  report({
+    bench: "isolation", metric: "one-block Function run p95 while another tenant's Function spins", scale: "1 in flight", value: busy.p95, unit: "ms", higherIsBetter: false,
+    baseline: { name: "same run, idle", value: idleP95 }, goal: { text: "≤ 2× idle", met: ratio <= 2 },
+  });
 
   const branchMs = 500;
   const busyCode = `const started = Date.now(); while (Date.now() - started < ${branchMs}) {} return 1;`;
@@ -134,7 +138,10 @@ export async function run(): Promise<void> {
     const median = samples[1];
     const fits = branches <= poolSize;
     const goal = fits ? `goal ≤ 1.5× one branch, N ≤ pool size` : `N = 2× pool size: two rounds expected`;
+    report({
+      bench: "isolation", metric: `parallel of ${branches} busy Function branches`, scale: `${branches} branches`, value: median, unit: "ms", higherIsBetter: false,
+      baseline: { name: "one such branch", value: oneMs }, goal: fits ? { text: "≤ 1.5× one branch", met: median <= 1.5 * oneMs } : undefined,
+    });
     console.log(`  ${fits ? verdict(median <= 1.5 * oneMs) : "·"} parallel of ${branches} such branches (${goal}): ${median} ms (${(median / oneMs).toFixed(2)}× one branch; runs ${samples.join(", ")} ms)`);
   }
-  console.log("  · a parked Wait costs no worker: not measured yet (durable waits arrive with resumable async runs)");
 }

@@ -7,6 +7,7 @@
 import { compileWorkflow, executeWorkflow } from "../supabase/functions/_shared/workflows/engine/execute.ts";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
+import { report } from "./bench-support.ts";
 
 /** The per-block overhead the issue allows, in microseconds. */
 const OVERHEAD_BUDGET_US = 50;
@@ -79,6 +80,10 @@ export async function run(): Promise<void> {
   const perBlock: Stats = { p50: (overhead.p50 * 1000) / (noopBlocks + 1), p95: (overhead.p95 * 1000) / (noopBlocks + 1), mean: (overhead.mean * 1000) / (noopBlocks + 1) };
   console.log(row(`overhead per no-op block (${noopBlocks}-block chain)`, perBlock, "µs"));
   console.log(`  ${"budget".padEnd(48)} ${OVERHEAD_BUDGET_US} µs per block: ${perBlock.p50 <= OVERHEAD_BUDGET_US ? "met" : "NOT MET"}`);
+  report({
+    bench: "workflows", metric: `executor overhead per no-op block (${noopBlocks}-block chain), p50`, scale: "in process", value: perBlock.p50, unit: "µs", higherIsBetter: false,
+    goal: { text: `≤ ${OVERHEAD_BUDGET_US} µs`, met: perBlock.p50 <= OVERHEAD_BUDGET_US },
+  });
 
   const chain40 = chain(40, "variables");
   console.log(row("40-block chain, no-op blocks, from JSON", await measure(() => expectSuccess(executeWorkflow({ workflow: chain40, trigger: manual })), 300, 30)));

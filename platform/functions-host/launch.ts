@@ -88,7 +88,7 @@ export function hostConfig(config: StackConfig): HostConfig {
 }
 
 /** The Deno binary the `deno` npm package installs. */
-function denoBinary(): string {
+export function denoBinary(): string {
   const binary = join(PROJECT_ROOT, "node_modules", "deno", "deno");
   return existsSync(binary) ? binary : join(PROJECT_ROOT, "node_modules", ".bin", "deno");
 }

@@ -1,0 +1,105 @@
+/**
+ * Functions bench (`npm run bench -- functions`): the same edge-function request three ways, in
+ * alternating rounds at 1, 8 and 32 in flight so machine noise falls on every side:
+ *
+ * - bare Deno (the floor): the `api` function imported unchanged into a bare `Deno.serve`;
+ * - the functions host straight: host (JWT check, worker pool, wall clock, failure handling) and
+ *   the function's worker;
+ * - through the gateway, as clients call it: gateway, host and worker.
+ *
+ * The request is one the function answers without the database (an execute whose workflow id is
+ * no UUID: 404 before any SQL), so the figures are the path's own cost. Goal (the proof issue):
+ * through the gateway within 1.5× of bare Deno. CPU per request comes from /proc for each process.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.ts";
+import { denoBinary, functionEnvironment, IMPORT_MAP } from "../platform/functions-host/launch.ts";
+import { waitForPort } from "../platform/process/ports.ts";
+import { describeLoad, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
+import { measureCpu, servicePids } from "./process-cpu.ts";
+import { report, requiredEnv } from "./bench-support.ts";
+
+/** Where the bare Deno server listens: beside the bench stack's ports (shifted with them by slot), unused by it. */
+const BARE_PORT_OFFSET = 78;
+const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
+const ROUNDS = 3;
+const REQUESTS_PER_ROUND = 2_000;
+
+/** The median run of several, by throughput. */
+function median(results: LoadResult[]): LoadResult {
+  return [...results].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(results.length / 2)];
+}
+
+/** Starts the api function under a bare Deno.serve and resolves with its pid and a stop function. */
+async function startBareFunction(config: StackConfig, port: number): Promise<{ pid: number; stop: () => void }> {
+  const child = spawn(denoBinary(), [
+    "run", "--allow-all", "--no-prompt", "--no-lock", "--node-modules-dir=manual", `--import-map=${IMPORT_MAP}`,
+    join(PROJECT_ROOT, "bench", "bare-function-server.ts"),
+  ], {
+    cwd: PROJECT_ROOT,
+    env: {
+      PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1",
+      ...functionEnvironment(config),
+      BARE_FUNCTION_PORT: String(port),
+      BARE_FUNCTION_ENTRYPOINT: `file://${join(PROJECT_ROOT, "supabase", "functions", "api", "index.ts")}`,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  await waitForPort(port, "The bare Deno function server", 60_000);
+  return { pid: child.pid ?? 0, stop: () => child.kill("SIGKILL") };
+}
+
+/** Runs the three paths side by side at each concurrency and prints and reports them. */
+export async function run(): Promise<void> {
+  const gatewayUrl = requiredEnv("SUPABASE_URL");
+  const serviceKey = requiredEnv("SUPABASE_SERVICE_ROLE_KEY");
+  const config = loadConfig("bench");
+  const pids = servicePids(config);
+  const barePort = config.ports.gateway + BARE_PORT_OFFSET;
+  const bare = await startBareFunction(config, barePort);
+  try {
+    // The service role is exempt from the gateway's per-caller limit (500 a minute), as server code is.
+    const requests = (base: string): PreparedRequest[] => Array.from({ length: REQUESTS_PER_ROUND }, () => ({
+      method: "POST", url: `${base}/api/workflows/not-a-uuid/execute`, token: serviceKey, headers: { "X-API-Key": DEMO_KEY }, body: {},
+    }));
+    const paths = {
+      bare: requests(`http://127.0.0.1:${barePort}`),
+      host: requests(`http://127.0.0.1:${config.ports.functions}`),
+      gateway: requests(gatewayUrl),
+    };
+    for (const path of Object.values(paths)) await runLoad(path.slice(0, 500), 8);
+    const statuses = await runLoad(paths.gateway.slice(0, 1), 1);
+    if (!statuses.statuses["404"]) throw new Error(`the api function did not answer 404 (${JSON.stringify(statuses.statuses)})`);
+
+    console.log(`POST /api/workflows/not-a-uuid/execute (404 before any SQL), ${REQUESTS_PER_ROUND} requests per round, median of ${ROUNDS} alternating rounds`);
+    for (const concurrency of [1, 8, 32]) {
+      const results: Record<keyof typeof paths, LoadResult[]> = { bare: [], host: [], gateway: [] };
+      const cpu = { bare: 0, functions: 0, platform: 0 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const measuredBare = await measureCpu({ bare: bare.pid }, () => runLoad(paths.bare, concurrency));
+        results.bare.push(measuredBare.result);
+        cpu.bare += measuredBare.cpuMs.bare;
+        results.host.push(await runLoad(paths.host, concurrency));
+        const measured = await measureCpu({ functions: pids.functions, platform: pids.platform }, () => runLoad(paths.gateway, concurrency));
+        results.gateway.push(measured.result);
+        cpu.functions += measured.cpuMs.functions;
+        cpu.platform += measured.cpuMs.platform;
+      }
+      const floor = median(results.bare);
+      const host = median(results.host);
+      const ours = median(results.gateway);
+      const perRequest = (ms: number) => ((ms * 1000) / (ROUNDS * REQUESTS_PER_ROUND)).toFixed(0);
+      console.log(`  ${String(concurrency).padStart(2)} in flight: bare Deno ${describeLoad(floor)}`);
+      console.log(`               functions host ${describeLoad(host)}`);
+      console.log(`               through the gateway ${describeLoad(ours)}`);
+      console.log(`               ratio ${(floor.perSecond / ours.perSecond).toFixed(2)}× bare Deno's time per request (goal ≤ 1.5×); CPU per request: bare Deno ${perRequest(cpu.bare)} µs; through the gateway: gateway ${perRequest(cpu.platform)} µs, functions host and worker ${perRequest(cpu.functions)} µs`);
+      report({
+        bench: "functions", metric: "edge function request through the gateway", scale: `${concurrency} in flight`, value: ours.perSecond, unit: "req/s", higherIsBetter: true,
+        baseline: { name: "bare Deno.serve", value: floor.perSecond }, goal: { text: "≥ 0.67× bare (within 1.5×)", met: ours.perSecond * 1.5 >= floor.perSecond },
+      });
+    }
+  } finally {
+    bare.stop();
+  }
+}
