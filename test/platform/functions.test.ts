@@ -224,7 +224,12 @@ describe("a worker failure under concurrent requests", () => {
       // Well before the 3 s wall-clock limit: nobody is left waiting on a worker that is gone.
       expect(Math.max(...answers.map((answer) => answer.elapsedMs))).toBeLessThan(2_500);
       await until("the functions log", () => failedRequests(offset, slug).length === 8, 5_000, 50);
-      expect(workerFailures(offset, slug)).toEqual([expect.objectContaining({ level: "error", phase: "boot", reason: expect.stringMatching(reason) })]);
+      // Requests that reach the host after a boot failed start the next boot, so a loaded machine
+      // may see more than one: each is logged once, with its reason and the requests it failed.
+      const failures = workerFailures(offset, slug);
+      expect(failures.length).toBeGreaterThanOrEqual(1);
+      for (const failure of failures) expect(failure).toEqual(expect.objectContaining({ level: "error", phase: "boot", reason: expect.stringMatching(reason) }));
+      expect(failures.reduce((sum, failure) => sum + Number(failure.inFlight), 0)).toBe(8);
       expect(failedRequests(offset, slug).map((line) => [line.status, line.code])).toEqual(Array(8).fill([503, "BOOT_ERROR"]));
     }
   });
