@@ -23,12 +23,13 @@ export function flashOf(c: Context): Flash {
 
 /**
  * Runs a form's action and goes back to `back` (post/redirect/get) saying what happened: the
- * action's notice, or the validation or server error in words. Anything other than a
- * DashboardError is a bug and is left to the error page.
+ * action's notice (on `next`, when the action leaves `back` without its subject), or the
+ * validation or server error in words. Anything other than a DashboardError is a bug and is left
+ * to the error page.
  */
-export async function act(c: Context, back: string, action: () => Promise<string>): Promise<Response> {
+export async function act(c: Context, back: string, action: () => Promise<string>, next = back): Promise<Response> {
   try {
-    return c.redirect(withFlash(back, { notice: await action() }), 303);
+    return c.redirect(withFlash(next, { notice: await action() }), 303);
   } catch (error) {
     if (error instanceof DashboardError) return c.redirect(withFlash(back, { error: error.message }), 303);
     throw error;

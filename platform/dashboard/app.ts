@@ -5,7 +5,9 @@ import { html } from "hono/html";
 import { PROJECT_ROOT, type StackConfig } from "../config.ts";
 import { DashboardError } from "./errors.ts";
 import { layout } from "./layout.ts";
+import { authPages } from "./pages/auth.ts";
 import { mailPages } from "./pages/mail.ts";
+import { storagePages } from "./pages/storage.ts";
 import { tablePages } from "./pages/tables.ts";
 import { StackClient } from "./stack-client.ts";
 
@@ -24,6 +26,8 @@ export function createDashboard(config: StackConfig): Hono {
   app.get("/assets/dashboard.css", (c) => c.body(DASHBOARD_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
   app.get("/", (c) => c.redirect("/tables"));
   app.route("/tables", tablePages(stack));
+  app.route("/auth", authPages(stack));
+  app.route("/storage", storagePages(stack, config.apiUrl));
   app.route("/mail", mailPages(config));
   app.notFound((c) => c.html(layout("Not found", "", {}, html`<p>There is no such page.</p>`), 404));
   app.onError((error, c) => {
