@@ -9,6 +9,7 @@ import { authPages } from "./pages/auth.ts";
 import { mailPages } from "./pages/mail.ts";
 import { storagePages } from "./pages/storage.ts";
 import { tablePages } from "./pages/tables.ts";
+import { workflowPages } from "./pages/workflows.ts";
 import { StackClient } from "./stack-client.ts";
 
 const PICO_CSS = readFileSync(join(PROJECT_ROOT, "node_modules", "@picocss", "pico", "css", "pico.min.css"), "utf8");
@@ -29,6 +30,7 @@ export function createDashboard(config: StackConfig): Hono {
   app.route("/auth", authPages(stack));
   app.route("/storage", storagePages(stack, config.apiUrl));
   app.route("/mail", mailPages(config));
+  app.route("/workflows", workflowPages(stack));
   app.notFound((c) => c.html(layout("Not found", "", {}, html`<p>There is no such page.</p>`), 404));
   app.onError((error, c) => {
     const status = error instanceof DashboardError ? error.status : 500;
