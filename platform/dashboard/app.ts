@@ -6,6 +6,7 @@ import { PROJECT_ROOT, type StackConfig } from "../config.ts";
 import { DashboardError } from "./errors.ts";
 import { layout } from "./layout.ts";
 import { authPages } from "./pages/auth.ts";
+import { gamificationPages } from "./pages/gamification.ts";
 import { mailPages } from "./pages/mail.ts";
 import { storagePages } from "./pages/storage.ts";
 import { tablePages } from "./pages/tables.ts";
@@ -31,6 +32,7 @@ export function createDashboard(config: StackConfig): Hono {
   app.route("/storage", storagePages(stack, config.apiUrl));
   app.route("/mail", mailPages(config));
   app.route("/workflows", workflowPages(stack));
+  app.route("/gamification", gamificationPages(stack));
   app.notFound((c) => c.html(layout("Not found", "", {}, html`<p>There is no such page.</p>`), 404));
   app.onError((error, c) => {
     const status = error instanceof DashboardError ? error.status : 500;

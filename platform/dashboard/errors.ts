@@ -28,15 +28,16 @@ function field(body: Record<string, unknown>, name: string): string | null {
 /**
  * An error answer from any service behind the gateway, in one sentence: PostgREST's
  * {code, message, details, hint}, GoTrue's {code, msg|message}, storage's {error, message},
- * pg-meta's {error} and the functions' {error, code}.
+ * pg-meta's {error}, the functions' {error, code} and the gamification API's
+ * {error: {codigo, mensagem}}.
  */
 export function errorInWords(body: unknown, status: number): string {
   if (typeof body === "string" && body.trim()) return `${body.trim().slice(0, 300)} (HTTP ${status})`;
   if (!body || typeof body !== "object") return `The request failed (HTTP ${status})`;
   const record = body as Record<string, unknown>;
   const nested = record.error && typeof record.error === "object" ? (record.error as Record<string, unknown>) : null;
-  const message = field(record, "message") ?? field(record, "msg") ?? field(record, "error_description") ?? (nested && field(nested, "message")) ?? field(record, "error") ?? `The request failed (HTTP ${status})`;
-  const code = field(record, "code") ?? (nested && field(nested, "code"));
+  const message = field(record, "message") ?? field(record, "msg") ?? field(record, "error_description") ?? (nested && (field(nested, "message") ?? field(nested, "mensagem"))) ?? field(record, "error") ?? `The request failed (HTTP ${status})`;
+  const code = field(record, "code") ?? (nested && (field(nested, "code") ?? field(nested, "codigo")));
   const meaning = code ? POSTGRES_MEANINGS[code] : undefined;
   const details = [field(record, "details"), field(record, "hint")].filter(Boolean).join(" ");
   return [meaning ? `${meaning}: ${message}` : message, details, code && !meaning ? `(${code})` : null].filter(Boolean).join(" ");
