@@ -46,9 +46,4 @@ export class StackClient {
     if (!response.ok) throw new DashboardError(response.status, errorInWords(parsed, response.status));
     return parsed as T;
   }
-
-  /** A SQL statement through pg-meta's /query, as Studio's SQL editor runs it (as `postgres`). */
-  async query<T>(sql: string): Promise<T[]> {
-    return await this.json<T[]>("/pg/query", { method: "POST", json: { query: sql } });
-  }
 }
