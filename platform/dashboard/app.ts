@@ -5,6 +5,7 @@ import { html } from "hono/html";
 import { PROJECT_ROOT, type StackConfig } from "../config.ts";
 import { DashboardError } from "./errors.ts";
 import { layout } from "./layout.ts";
+import { localGuard } from "./local-guard.ts";
 import { authPages } from "./pages/auth.ts";
 import { gamificationPages } from "./pages/gamification.ts";
 import { mailPages } from "./pages/mail.ts";
@@ -24,6 +25,7 @@ const DASHBOARD_CSS = readFileSync(join(PROJECT_ROOT, "platform", "dashboard", "
 export function createDashboard(config: StackConfig): Hono {
   const stack = new StackClient(config);
   const app = new Hono();
+  app.use(localGuard(config.ports.studio));
   app.get("/assets/pico.css", (c) => c.body(PICO_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=3600" }));
   app.get("/assets/dashboard.css", (c) => c.body(DASHBOARD_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
   app.get("/", (c) => c.redirect("/tables"));

@@ -111,7 +111,7 @@ describe("the Auth page in Chromium", () => {
     expect(await page.getByRole("status").innerText()).toBe("Deleted the user");
     expect((await sql`select 1 from auth.users where id = ${user.id}`).length).toBe(0);
     await page.context().close();
-  });
+  }, 120_000);
 
   it("shows a technician's gamification row beside the account", async () => {
     const [technician] = await sql<{ id: string; nome: string; email: string }[]>`
@@ -120,5 +120,5 @@ describe("the Auth page in Chromium", () => {
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(technician.email);
     expect(await page.locator("table.technician").innerText()).toContain(technician.nome);
     await page.context().close();
-  });
+  }, 120_000);
 });

@@ -67,7 +67,7 @@ describe("the Storage page in Chromium", () => {
     expect(await page.getByRole("status").innerText()).toBe(`Deleted ${folder}/notes.txt`);
     expect((await sql`select 1 from storage.objects where bucket_id = 'test-private' and name = ${`${folder}/notes.txt`}`).length).toBe(0);
     await page.context().close();
-  });
+  }, 120_000);
 
   it("shows the bucket's refusal of a file over its size limit or of a type it does not allow, and stores nothing", async () => {
     const page = await openPage(browser, "/storage/test-limited");
@@ -80,7 +80,7 @@ describe("the Storage page in Chromium", () => {
     expect(await page.getByRole("alert").innerText()).toMatch(/mime type application\/pdf is not supported/i);
     expect((await sql`select 1 from storage.objects where bucket_id = 'test-limited' and name like ${`${folder}%`}`).length).toBe(0);
     await page.context().close();
-  });
+  }, 120_000);
 });
 
 describe("the Mail page in Chromium", () => {
@@ -93,5 +93,5 @@ describe("the Mail page in Chromium", () => {
     expect(await frame.locator("body").innerText()).toContain("Orbita mail catcher");
     await screenshot(page, "mail");
     await page.context().close();
-  });
+  }, 120_000);
 });

@@ -29,17 +29,18 @@ afterAll(async () => {
 
 describe("the Tables page in Chromium", () => {
   it("lists every exposed schema's tables with their exact row counts and RLS", async () => {
-    const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from public.user_roles`;
+    // The levels catalogue: no other test writes it while this one reads.
+    const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from public.niveis`;
     const page = await openPage(browser, "/tables");
     expect(await page.getByRole("heading", { level: 2 }).allInnerTexts()).toEqual(["Schema public", "Schema graphql_public"]);
-    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "user_roles", exact: true }) });
-    expect((await row.locator("td").allInnerTexts()).slice(0, 3)).toEqual(["user_roles", String(count), "on"]);
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "niveis", exact: true }) });
+    expect((await row.locator("td").allInnerTexts()).slice(0, 3)).toEqual(["niveis", String(count), "on"]);
     await screenshot(page, "tables-list");
     await page.getByRole("link", { name: "user_roles", exact: true }).click();
     await page.waitForURL(/\/tables\/public\/user_roles$/);
     expect(await page.getByRole("complementary").innerText()).toContain("Users can read their own roles");
     await page.context().close();
-  });
+  }, 120_000);
 
   it("inserts, filters, edits and deletes a row, showing each refusal in words and writing nothing for it", async () => {
     const page = await openPage(browser, "/tables/public/cidades");
@@ -101,7 +102,7 @@ describe("the Tables page in Chromium", () => {
     expect(await page.getByRole("status").innerText()).toBe("Deleted a row of public.cidades");
     expect((await sql`select 1 from public.cidades where id = ${cityId}`).length).toBe(0);
     await page.context().close();
-  });
+  }, 120_000);
 
   it("pages through a table's rows", async () => {
     const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from public.historico_pontos`;
@@ -113,5 +114,5 @@ describe("the Tables page in Chromium", () => {
     await Promise.all([page.waitForURL(/page=2/), page.getByRole("link", { name: "Next" }).click()]);
     expect(await page.locator(".total").innerText()).toContain("page 2 of");
     await page.context().close();
-  });
+  }, 120_000);
 });

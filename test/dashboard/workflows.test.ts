@@ -94,7 +94,7 @@ describe("the Workflows page in Chromium", () => {
     expect(await page.getByRole("status").innerText()).toBe("Version 2 is now active");
     expect(await activeVersion()).toBe(2);
     await page.context().close();
-  });
+  }, 120_000);
 
   it("runs the draft from its Input Format's form, shows the trace, and redelivers the run's webhook", async () => {
     const page = await openPage(browser, `/workflows/${workflowId}`);
@@ -127,7 +127,7 @@ describe("the Workflows page in Chromium", () => {
     const [{ redeliveries }] = await sql<{ redeliveries: number }[]>`select redeliveries from public.webhook_deliveries where execution_id = ${executionId}`;
     expect(redeliveries).toBe(1);
     await page.context().close();
-  });
+  }, 120_000);
 
   it("refuses to redeliver a delivery still being attempted, in words", async () => {
     const [{ id }] = await sql<{ id: string }[]>`select id from public.webhook_deliveries where workflow_id = ${workflowId} limit 1`;
@@ -136,7 +136,7 @@ describe("the Workflows page in Chromium", () => {
     await submit(page, "Redeliver", page.locator(`tr[data-delivery-id='${id}']`));
     expect(await page.getByRole("alert").innerText()).toContain("is still being attempted");
     await page.context().close();
-  });
+  }, 120_000);
 
   it("shows the schedule with its next and last run", async () => {
     const page = await openPage(browser, `/workflows/${workflowId}`);
@@ -150,5 +150,5 @@ describe("the Workflows page in Chromium", () => {
     expect(cells[4]).toBe("never");
     await screenshot(page, "workflows-page");
     await page.context().close();
-  });
+  }, 120_000);
 });
