@@ -5,6 +5,7 @@ export interface MetaColumn {
   format: string;
   is_nullable: boolean;
   is_identity: boolean;
+  identity_generation: "ALWAYS" | "BY DEFAULT" | null;
   is_generated: boolean;
   is_updatable: boolean;
   default_value: unknown;

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Browser } from "playwright-core";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { launchBrowser, openPage, screenshot, submit } from "./browser.ts";
 
@@ -101,6 +102,24 @@ describe("the Tables page in Chromium", () => {
     await submit(page, "Delete", page.locator("table.rows tbody tr").first());
     expect(await page.getByRole("status").innerText()).toBe("Deleted a row of public.cidades");
     expect((await sql`select 1 from public.cidades where id = ${cityId}`).length).toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it("edits a row whose key Postgres generates (identity ALWAYS), leaving the key to Postgres", async () => {
+    const user = await createTestUser();
+    const [{ id }] = await sql<{ id: number }[]>`insert into public.user_roles (user_id, role) values (${user.id}, 'technician') returning id`;
+    const page = await openPage(browser, `/tables/public/user_roles?column=user_id&op=eq&value=${user.id}`);
+    await Promise.all([page.waitForURL(/\/edit\?key=/), page.locator("table.rows tbody tr").first().getByRole("link", { name: "Edit" }).click()]);
+    expect(await page.getByLabel(/^id/).isDisabled()).toBe(true);
+    await page.getByLabel(/^role/).fill("admin");
+    await submit(page, "Save row");
+    expect(await page.getByRole("status").innerText()).toBe("Saved the row of public.user_roles");
+    expect(await sql`select id, role::text from public.user_roles where user_id = ${user.id}`).toEqual([{ id, role: "admin" }]);
+    // A value outside the enum is Postgres's refusal, in words.
+    await page.getByLabel(/^role/).fill("emperor");
+    await submit(page, "Save row");
+    expect(await page.getByRole("alert").innerText()).toContain("invalid input value for enum app_role");
+    await sql`delete from public.user_roles where user_id = ${user.id}`;
     await page.context().close();
   }, 120_000);
 

@@ -18,6 +18,11 @@ function isJsonColumn(column: MetaColumn): boolean {
   return column.data_type === "json" || column.data_type === "jsonb" || column.data_type === "ARRAY";
 }
 
+/** Columns Postgres fills itself (generated, or identity ALWAYS): shown, never sent. */
+function isSystemFilled(column: MetaColumn): boolean {
+  return column.is_generated || column.identity_generation === "ALWAYS";
+}
+
 /** The schemas PostgREST exposes ([api] schemas in config.toml). */
 function exposedSchemas(): string[] {
   return readApiSettings().schemas;
@@ -83,7 +88,7 @@ function rowFromForm(table: MetaTable, fields: Record<string, string>, editing: 
   const row: Record<string, unknown> = {};
   for (const column of table.columns ?? []) {
     const value = fields[`col:${column.name}`];
-    if (value === undefined || column.is_generated) continue;
+    if (value === undefined || isSystemFilled(column)) continue;
     if (value === "") {
       if (editing) {
         if (!column.is_nullable) throw invalid(`${column.name} cannot be empty (it is NOT NULL)`);
@@ -104,7 +109,7 @@ function rowFromForm(table: MetaTable, fields: Record<string, string>, editing: 
       row[column.name] = value;
     }
   }
-  if (!editing && Object.keys(row).length === 0 && (table.columns ?? []).every((column) => column.default_value === null && !column.is_identity)) {
+  if (!editing && Object.keys(row).length === 0 && (table.columns ?? []).every((column) => column.default_value === null && !column.is_identity && !column.is_generated)) {
     throw invalid("Fill in at least one field");
   }
   return row;
@@ -112,11 +117,13 @@ function rowFromForm(table: MetaTable, fields: Record<string, string>, editing: 
 
 function rowForm(table: MetaTable, action: string, submit: string, row: Record<string, unknown> | null) {
   return html`<form method="post" action="${action}">
-${(table.columns ?? []).filter((column) => !column.is_generated).map((column) => {
+${(table.columns ?? []).map((column) => {
     const value = row ? (row[column.name] === null || row[column.name] === undefined ? "" : cellText(row[column.name])) : "";
-    const hint = [column.format, column.is_nullable ? "" : "not null", column.default_value !== null ? `default ${String(column.default_value)}` : ""].filter(Boolean).join(", ");
+    const filled = isSystemFilled(column);
+    const hint = [column.format, column.is_nullable ? "" : "not null", filled ? "set by Postgres" : column.default_value !== null ? `default ${String(column.default_value)}` : ""].filter(Boolean).join(", ");
+    // A disabled field is not submitted, so Postgres keeps filling it.
     return html`<label>${column.name} <small>(${hint})</small>
-${isJsonColumn(column) ? html`<textarea name="col:${column.name}" rows="2">${value}</textarea>` : html`<input name="col:${column.name}" value="${value}">`}</label>`;
+${isJsonColumn(column) ? html`<textarea name="col:${column.name}" rows="2"${filled ? " disabled" : ""}>${value}</textarea>` : html`<input name="col:${column.name}" value="${value}"${filled ? " disabled" : ""}>`}</label>`;
   })}
 <button type="submit">${submit}</button>
 </form>`;
