@@ -13,7 +13,7 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..
  */
 export type ProfileName = "dev" | "test" | "bench";
 
-/** Ports of one stack. Only the gateway, Postgres and mail are public; the rest are internal hops. */
+/** Ports of one stack. Only the gateway, Postgres, mail and the dashboard are public; the rest are internal hops. */
 export interface Ports {
   gateway: number;
   db: number;
@@ -21,12 +21,16 @@ export interface Ports {
   postgrest: number;
   postgrestAdmin: number;
   functions: number;
+  /** The dashboard (Studio's place under `supabase start`). */
+  studio: number;
+  /** postgres-meta, reached through the gateway at /pg/; it also listens on the next port (its admin app). */
+  pgMeta: number;
 }
 
 const PORTS: Record<ProfileName, Ports> = {
-  dev: { gateway: 54321, db: 54322, mail: 54324, postgrest: 54330, postgrestAdmin: 54332, functions: 54331 },
-  test: { gateway: 55321, db: 55322, mail: 55324, postgrest: 55330, postgrestAdmin: 55332, functions: 55331 },
-  bench: { gateway: 57321, db: 57322, mail: 57324, postgrest: 57330, postgrestAdmin: 57332, functions: 57331 },
+  dev: { gateway: 54321, db: 54322, mail: 54324, postgrest: 54330, postgrestAdmin: 54332, functions: 54331, studio: 54323, pgMeta: 54336 },
+  test: { gateway: 55321, db: 55322, mail: 55324, postgrest: 55330, postgrestAdmin: 55332, functions: 55331, studio: 55323, pgMeta: 55336 },
+  bench: { gateway: 57321, db: 57322, mail: 57324, postgrest: 57330, postgrestAdmin: 57332, functions: 57331, studio: 57323, pgMeta: 57336 },
 };
 
 /** Everything a platform process needs to know about the stack it belongs to. */

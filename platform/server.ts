@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     storage: storage.fetch,
     restUrl: `http://127.0.0.1:${config.ports.postgrest}`,
     functionsUrl: `http://127.0.0.1:${config.ports.functions}`,
+    pgMetaUrl: `http://127.0.0.1:${config.ports.pgMeta}`,
   }, {
     bodyLimits: { ...BODY_LIMITS, storage: loadStorageSettings().fileSizeLimit + MULTIPART_ALLOWANCE },
     trustedProxies: TrustedProxies.parse(config.trustedProxies, "ORBITA_TRUSTED_PROXIES").add(FUNCTIONS_EGRESS_ADDRESS),

@@ -1,11 +1,13 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, type StackConfig } from "./config.ts";
+import { dashboardService } from "./dashboard/service.ts";
 import { functionsHostService } from "./functions-host/launch.ts";
 import { TrustedProxies } from "./gateway/client-address.ts";
 import { applyFixtures, pushMigrations } from "./migrations.ts";
 import { destroyCluster, postgresService, stopCluster } from "./postgres/cluster.ts";
 import { postgrestService, waitForPostgrest } from "./postgrest/postgrest.ts";
+import { pgMetaService } from "./pg-meta/pg-meta.ts";
 import { killGroup, processService } from "./process/children.ts";
 import { PlatformError } from "./process/errors.ts";
 import { assertPortFree, waitForPort } from "./process/ports.ts";
@@ -44,8 +46,8 @@ export interface StartOptions {
 const POSTGREST_RECONNECT_MS = 500;
 
 /**
- * Brings up Postgres, applies migrations and seed, then PostgREST, the platform server (gateway,
- * auth, storage, mail, queue workers) and the functions host, each supervised: a service that
+ * Brings up Postgres, applies migrations and seed, then PostgREST, postgres-meta, the platform
+ * server (gateway, auth, storage, mail, queue workers), the functions host and the dashboard, each supervised: a service that
  * dies is started again (see process/supervisor.ts). Any failure while starting stops whatever
  * was already started, so a half-started stack is never left running.
  */
@@ -55,7 +57,7 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
     throw new PlatformError(`An Orbita ${config.profile} stack is already running (pid ${running.supervisorPid}).`, "Use it, or run `npm stop` first.");
   }
   const { ports } = config;
-  for (const [port, what] of [[ports.gateway, "API gateway"], [ports.mail, "mail catcher"], [ports.postgrest, "PostgREST"], [ports.postgrestAdmin, "PostgREST admin"], [ports.functions, "functions host"]] as const) {
+  for (const [port, what] of [[ports.gateway, "API gateway"], [ports.mail, "mail catcher"], [ports.postgrest, "PostgREST"], [ports.postgrestAdmin, "PostgREST admin"], [ports.functions, "functions host"], [ports.pgMeta, "postgres-meta"], [ports.pgMeta + 1, "postgres-meta admin"], [ports.studio, "dashboard"]] as const) {
     await assertPortFree(port, what);
   }
   try {
@@ -84,8 +86,10 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
     if (options.afterMigrations) await options.afterMigrations();
     if (options.fixtures) await step("Applying test fixtures", () => applyFixtures(config));
     await step("Starting PostgREST 12.0.2", () => supervisor.launch(postgrestService(config)));
+    await step("Starting postgres-meta 0.99.0 (the gateway's /pg/)", () => supervisor.launch(pgMetaService(config)));
     await step("Starting the gateway, auth, storage, mail catcher and queue workers", () => supervisor.launch(platformServerService(config)));
     await step("Starting the edge-functions host (Deno)", () => supervisor.launch(functionsHostService(config)));
+    await step(`Starting the dashboard on 127.0.0.1:${ports.studio}`, () => supervisor.launch(dashboardService(config)));
   } catch (error) {
     await stop();
     throw error;

@@ -30,6 +30,10 @@ function portsOf(config: StackConfig, service: string): number[] {
       return [ports.gateway, ports.mail];
     case "functions":
       return [ports.functions];
+    case "pg-meta":
+      return [ports.pgMeta];
+    case "dashboard":
+      return [ports.studio];
     default:
       return [];
   }

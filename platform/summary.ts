@@ -9,6 +9,7 @@ export function statusVariables(config: StackConfig): Record<string, string> {
     GRAPHQL_URL: `${config.apiUrl}/graphql/v1`,
     FUNCTIONS_URL: `${config.apiUrl}/functions/v1`,
     STORAGE_URL: `${config.apiUrl}/storage/v1`,
+    STUDIO_URL: `http://127.0.0.1:${config.ports.studio}`,
     DB_URL: config.dbUrl,
     MAILPIT_URL: `http://127.0.0.1:${config.ports.mail}`,
     PUBLISHABLE_KEY: config.publishableKey,
@@ -27,6 +28,7 @@ export function formatSummary(config: StackConfig): string {
     ["REST URL", vars.REST_URL],
     ["Functions URL", vars.FUNCTIONS_URL],
     ["Storage URL", vars.STORAGE_URL],
+    ["Studio URL", vars.STUDIO_URL],
     ["DB URL", vars.DB_URL],
     ["Mail URL", vars.MAILPIT_URL],
     ["Publishable key", vars.PUBLISHABLE_KEY],
@@ -51,6 +53,7 @@ export function clientEnvironment(config: StackConfig): Record<string, string> {
     SUPABASE_JWT_SECRET: vars.JWT_SECRET,
     SUPABASE_DB_URL: vars.DB_URL,
     MAIL_URL: vars.MAILPIT_URL,
+    STUDIO_URL: vars.STUDIO_URL,
   };
 }
 

@@ -25,6 +25,8 @@ export const BODY_LIMITS: Record<Upstream, number> = {
   // Above the workflow execute endpoint's own 32 MiB cap (an inline file may be 20 MB, 27 MB as
   // base64), so that endpoint answers bodies between the two in its own {error, code} shape.
   functions: 64 * 1024 * 1024,
+  // postgres-meta's own default body limit (PG_META_MAX_BODY_LIMIT_MB).
+  meta: 3 * 1024 * 1024,
 };
 
 const CORS_HEADERS = {
@@ -51,6 +53,8 @@ export interface GatewayTargets {
   restUrl: string;
   /** Base URL of the edge-functions host. */
   functionsUrl: string;
+  /** Base URL of postgres-meta (the /pg/ route). */
+  pgMetaUrl: string;
 }
 
 interface Route {
@@ -69,7 +73,7 @@ function route(pathname: string, hostname: string): Route | null {
   const chat = CHAT_SUBDOMAIN.exec(hostname);
   if (chat) return { upstream: "functions", path: `/chat/${chat[1]}${pathname === "/" ? "" : pathname}`, translateKeys: false };
   if (pathname === "/chat" || pathname.startsWith("/chat/")) return { upstream: "functions", path: pathname, translateKeys: false };
-  const prefixes: [string, Upstream][] = [["/rest/v1", "rest"], ["/auth/v1", "auth"], ["/storage/v1", "storage"], ["/functions/v1", "functions"]];
+  const prefixes: [string, Upstream][] = [["/rest/v1", "rest"], ["/auth/v1", "auth"], ["/storage/v1", "storage"], ["/functions/v1", "functions"], ["/pg", "meta"]];
   for (const [prefix, upstream] of prefixes) {
     if (pathname === prefix || pathname.startsWith(`${prefix}/`)) {
       const path = pathname.slice(prefix.length) || "/";
@@ -135,6 +139,7 @@ export function createGateway(
   const claimsCache = new ClaimsCache(keys);
   const restOrigin = new URL(targets.restUrl);
   const functionsOrigin = new URL(targets.functionsUrl);
+  const pgMetaOrigin = new URL(targets.pgMetaUrl);
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const method = incoming.method ?? "GET";
     const requestHeaders = incomingHeaderReader(incoming.headers);
@@ -157,6 +162,15 @@ export function createGateway(
 
     const authorization = target.translateKeys ? translateAuthorization(requestHeaders, config) : requestHeaders.get("authorization");
     const claims = target.upstream === "storage" ? null : bearerClaims(authorization, claimsCache);
+    // pg-meta reads and changes the whole database as `postgres`: as Kong's key-auth and acl
+    // plugins do for `supabase start`, only the service_role key (Studio's) gets through.
+    if (target.upstream === "meta" && claims?.role !== "service_role") {
+      const refusal = authorization === null
+        ? upstreamError("meta", 401, "no_api_key", "No API key found in request")
+        : upstreamError("meta", 403, "forbidden", "You cannot consume this service");
+      sendWebResponse(outgoing, refusal, tags);
+      return;
+    }
     // The service_role key is a server secret held by trusted back-office code (functions, workers),
     // not a client; its calls all come from this machine and would otherwise share one budget.
     if (target.upstream !== "storage" && claims?.role !== "service_role") {
@@ -200,8 +214,8 @@ export function createGateway(
     headers["x-forwarded-proto"] = "http";
     const upstreamUrl = `${target.path}${url.search}`;
 
-    if (target.upstream === "rest" || target.upstream === "functions") {
-      const origin = target.upstream === "rest" ? restOrigin : functionsOrigin;
+    if (target.upstream === "rest" || target.upstream === "functions" || target.upstream === "meta") {
+      const origin = { rest: restOrigin, functions: functionsOrigin, meta: pgMetaOrigin }[target.upstream];
       try {
         await proxyToUpstream({ origin, path: upstreamUrl, wholeAnswers: target.upstream === "rest" }, method, headers, body, outgoing, tags);
       } catch {

@@ -1,13 +1,15 @@
 /** The service behind a gateway route; each answers errors in its own platform shape. */
-export type Upstream = "rest" | "auth" | "storage" | "functions";
+export type Upstream = "rest" | "auth" | "storage" | "functions" | "meta";
 
-/** A JSON error response in the shape clients of that service (postgrest-js, auth-js, storage-js, functions-js) read. */
+/** A JSON error response in the shape clients of that service (postgrest-js, auth-js, storage-js, functions-js, Studio for pg-meta) read. */
 export function upstreamError(upstream: Upstream, status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   const bodies: Record<Upstream, unknown> = {
     rest: { code, message, details: null, hint: null },
     auth: { code, message },
     storage: { statusCode: String(status), error: code, message },
     functions: { code, message },
+    // Kong's own refusals on the pg-meta route are {message}.
+    meta: { message },
   };
   return new Response(JSON.stringify(bodies[upstream]), {
     status,
