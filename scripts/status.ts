@@ -25,6 +25,8 @@ export async function main(args: string[]): Promise<number> {
       ["gateway", await isListening(config.ports.gateway)],
       ["mail", await isListening(config.ports.mail)],
       ["functions", await isListening(config.ports.functions)],
+      ["pg-meta", await isListening(config.ports.pgMeta)],
+      ["dashboard", await isListening(config.ports.studio)],
     ];
     const up = leftovers.filter(([, on]) => on).map(([name]) => name);
     console.log(`Orbita local stack is not running${up.length ? ` (still up: ${up.join(", ")}; run \`npm stop\`)` : ""}. Start it with \`npm start\`.`);
