@@ -12,7 +12,7 @@ import { until } from "./until.ts";
  * test stacks take slots 0–9, a bench's ports are a test stack's slots 20–29, these take 40–89.
  * One table, so a new file cannot take a decade another already has.
  */
-const OWN_STACK_DECADES = { lifecycle: 40, webhookResilience: 50, supervision: 60, asyncWorkerKill: 80 } as const;
+const OWN_STACK_DECADES = { lifecycle: 40, webhookResilience: 50, supervision: 60, faultsUnderLoad: 70, asyncWorkerKill: 80 } as const;
 
 /** The slot (a `loadConfig("test", slot)` argument) of `file`'s own stack in this run. */
 export function ownStackSlot(file: keyof typeof OWN_STACK_DECADES): number {
