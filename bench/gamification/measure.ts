@@ -39,8 +39,10 @@ function technicianOfCall(scale: Scale, n: number): number {
 
 /**
  * Creates one concluded call for each bench technician `first` .. `first + count - 1` and returns
- * their ids. The category boards are then refreshed at once: new calls are the back office's work,
- * and a refresh left to the 5-minute job would compete for the CPU while scoring is measured.
+ * their ids. The week's and month's category boards are then refreshed at once: new calls are the
+ * back office's work, and a refresh left to the 5-minute job would compete for the CPU while
+ * scoring is measured (the year's and all-time boards, hourly, are left alone: at a million
+ * technicians each of their refreshes reads every call).
  */
 async function prepareCalls(sql: Sql, scale: Scale, first: number, count: number): Promise<(n: number) => string> {
   await sql.unsafe(`
@@ -49,7 +51,7 @@ async function prepareCalls(sql: Sql, scale: Scale, first: number, count: number
       'bench-' || (t % ${scale.cities}), -23.55, -46.63, now() - interval '3 hours', now() - interval '1 day',
       now() - interval '3 hours', now() - interval '2 hours', 'concluido'
     from generate_series(${first}, ${first + count - 1}) n cross join lateral (select 1 + (n - 1) % ${scale.technicians} as t) w`);
-  await sql`select gamificacao.atualizar_rankings_categorias(now(), true)`;
+  await sql`select gamificacao.atualizar_rankings_categorias(now(), true, array['semanal', 'mensal'])`;
   // The refresh rewrote every board row; vacuum now rather than let autovacuum do it mid-measurement.
   await sql`vacuum analyze gamificacao.ranking_categorias, public.chamados`;
   return (n) => `e0000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
@@ -149,9 +151,14 @@ export async function measureDirectRpc(stack: Stack, anonKey: string, count: num
   return runLoad(requests, concurrency);
 }
 
-/** The technicians whose own national position is measured, in SQL and in Redis alike. */
-export function positionSample(scale: Scale, count: number): string[] {
-  return technicianNumbers(scale, count, 4242).map((n) => technicianId(n));
+/** `count` technicians on this month's national board (not every one scored this month), whose own position is measured in SQL and in Redis alike. */
+export async function positionSample(sql: Sql, scale: Scale, count: number): Promise<string[]> {
+  const candidates = technicianNumbers(scale, 2 * count, 4242).map((n) => technicianId(n));
+  const onBoard = await sql<{ id: string }[]>`
+    select t.usuario_id::text as id from gamificacao.totais_periodo t
+    where t.usuario_id = any(${candidates}::uuid[]) and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', now())`;
+  const present = new Set(onBoard.map((row) => row.id));
+  return candidates.filter((id) => present.has(id)).slice(0, count);
 }
 
 /** The technician's own national position on the current month's board, computed in SQL alone. */
