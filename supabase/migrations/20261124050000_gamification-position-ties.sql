@@ -60,7 +60,7 @@ create function gamificacao.inicio_fatia_empate(p_periodo text, p_inicio date, p
 language plpgsql immutable parallel safe set search_path = '' as $$
 begin
   if p_fatia <= 0 then
-    return '-infinity';
+    return '-infinity'::timestamptz;
   end if;
   return case p_periodo
     when 'geral' then gamificacao.meia_noite_local(make_date(2019 + p_fatia, 1, 1))
