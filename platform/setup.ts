@@ -15,6 +15,9 @@ export const RUNTIME_PACKAGES = [
 /** Extra packages the test suite needs: pg_prove ships with pgTAP; a browser and pdftotext for the portal tests. */
 export const TEST_PACKAGES = ["libtap-parser-sourcehandler-pgtap-perl", "chromium", "poppler-utils"];
 
+/** Extra packages the benches need: Redis, the gamification bench's baseline for a leaderboard position. */
+export const BENCH_PACKAGES = ["redis-server"];
+
 /** Debian's PostgreSQL 15 binaries. */
 export const PG_BIN = "/usr/lib/postgresql/15/bin";
 

@@ -44,7 +44,7 @@ export async function main(args: string[]): Promise<number> {
   const config = loadConfig("bench");
   const machine = describeMachine();
   console.log(`Machine: ${machine.cores} × ${machine.cpu}, ${machine.memoryGiB} GiB RAM, Node ${machine.node}`);
-  await prepareMachine("run");
+  await prepareMachine("bench");
   await resetStack(config);
   const stack = await startStack(config);
   Object.assign(process.env, clientEnvironment(config));

@@ -1,7 +1,8 @@
 /**
- * Generates the gamification bench data set in SQL (generate_series): 100,000 technicians in 500
- * cities, 2 million calls and about 5 million history rows, then the running totals, counters,
- * rank buckets, category boards and snapshots that scoring would have left behind.
+ * Generates the gamification bench data set in SQL (generate_series) at a given scale (100,000
+ * technicians in 500 cities, 2 million calls and about 5 million history rows by default), then the
+ * running totals, counters, rank buckets, category boards and snapshots that scoring would have
+ * left behind; and removes it again, so one bench run can measure two sizes.
  *
  * Bulk-load practice keeps it to a few minutes on 2 cores: ids are sequential (append-only
  * b-tree inserts), the two big tables are loaded by two sessions at once, and their secondary
@@ -10,8 +11,21 @@
  */
 import postgres, { type Sql } from "postgres";
 
-/** Sizes of the generated data set. */
-export const SIZES = { technicians: 100_000, cities: 500, calls: 2_000_000 } as const;
+/** Sizes of one generated data set. */
+export interface Scale {
+  technicians: number;
+  cities: number;
+  calls: number;
+}
+
+/**
+ * The data set for `technicians`: 500 cities; 20 calls a technician up to 2 million calls, and at
+ * least 4 a technician beyond (1 million technicians: 4 million calls, about 10 million history
+ * rows, the issue's hand-run data set).
+ */
+export function scaleFor(technicians: number): Scale {
+  return { technicians, cities: 500, calls: Math.max(Math.min(20 * technicians, 2_000_000), 4 * technicians) };
+}
 
 /** The id of bench technician `n` (1-based); sequential, so the primary key grows at its right edge. */
 export function technicianId(n: number): string {
@@ -60,11 +74,11 @@ async function restoreSecondaries(sql: Sql, items: Secondary[]): Promise<void> {
 }
 
 /** Inserts calls k in [from, to]: 15% in the current week and 25% in the current month (so current boards are full whatever the date), the rest over 120 days. */
-function callsSql(from: number, to: number): string {
+function callsSql(scale: Scale, from: number, to: number): string {
   return `
     insert into public.chamados (id, tecnico_id, cidade_id, latitude, longitude, agendado_para, aceito_em, checkin_em, checkout_em,
       status, cancelado_em, cancelado_por, estrelas, criado_em, atualizado_em)
-    select ${callIdSql("k")}, ${technicianIdSql(`1 + k % ${SIZES.technicians}`)}, 'bench-' || ((1 + k % ${SIZES.technicians}) % ${SIZES.cities}),
+    select ${callIdSql("k")}, ${technicianIdSql(`1 + k % ${scale.technicians}`)}, 'bench-' || ((1 + k % ${scale.technicians}) % ${scale.cities}),
       -23.55, -46.63, c.agendado, c.agendado - interval '1 day',
       case when not c.cancelado then c.agendado + c.atraso end,
       case when not c.cancelado then c.agendado + c.atraso + c.duracao end,
@@ -113,21 +127,21 @@ function halves(total: number): [number, number][] {
   ];
 }
 
-const setupSql = `
+const setupSql = (scale: Scale) => `
   insert into public.cidades (id, nome, uf)
-  select 'bench-' || c, 'Bench ' || c, 'BX' from generate_series(0, ${SIZES.cities - 1}) c;
+  select 'bench-' || c, 'Bench ' || c, 'BX' from generate_series(0, ${scale.cities - 1}) c;
   insert into public.cidades_metricas (cidade_id, chamados_90d, tier, multiplicador_tier, tecnicos_ativos, multiplicador_densidade, calculado_em)
   select 'bench-' || c, v.chamados, (f).tier, (f).multiplicador, 1 + c % 12, gamificacao.multiplicador_densidade(1 + c % 12), now()
-  from generate_series(0, ${SIZES.cities - 1}) c
+  from generate_series(0, ${scale.cities - 1}) c
   cross join lateral (select (array[1500, 500, 120, 30, 5])[1 + c % 5] as chamados) v
   cross join lateral (select gamificacao.faixa_tier(v.chamados) as f) t;
   insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, raw_app_meta_data, raw_user_meta_data,
     created_at, updated_at, confirmation_token, recovery_token, email_change_token_new, email_change)
   select '00000000-0000-0000-0000-000000000000', ${technicianIdSql("n")}, 'authenticated', 'authenticated',
     'bench-' || n || '@bench.orbita.test', '', now(), '{}', '{}', now(), now(), '', '', '', ''
-  from generate_series(1, ${SIZES.technicians}) n;
+  from generate_series(1, ${scale.technicians}) n;
   insert into public.tecnicos (id, nome, cidade_id)
-  select ${technicianIdSql("n")}, 'Técnico Bench ' || n, 'bench-' || (n % ${SIZES.cities}) from generate_series(1, ${SIZES.technicians}) n;`;
+  select ${technicianIdSql("n")}, 'Técnico Bench ' || n, 'bench-' || (n % ${scale.cities}) from generate_series(1, ${scale.technicians}) n;`;
 
 /** Lifetime totals and levels, then the period totals, from one pass of daily sums over the bench history. */
 const totalsSql = `
@@ -158,8 +172,14 @@ const vacuumed = [
   "gamificacao.ranking_categorias", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes",
 ];
 
+/** What generating a data set took and left. */
+export interface Generated {
+  seconds: number;
+  historyRows: number;
+}
+
 /** Generates the data set on the database at `dbUrl`, printing each step's duration. */
-export async function generateData(dbUrl: string, log: (line: string) => void): Promise<void> {
+export async function generateData(dbUrl: string, scale: Scale, log: (line: string) => void): Promise<Generated> {
   const sql = postgres(dbUrl, {
     max: 2,
     onnotice: () => {},
@@ -172,12 +192,12 @@ export async function generateData(dbUrl: string, log: (line: string) => void): 
     log(`  ${label}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s`);
   };
   try {
-    await step(`${SIZES.cities} cities, ${SIZES.technicians.toLocaleString("en")} auth users and technicians`, () => sql.unsafe(setupSql));
+    await step(`${scale.cities} cities, ${scale.technicians.toLocaleString("en")} auth users and technicians`, () => sql.unsafe(setupSql(scale)));
     const big = [...(await secondaries(sql, "public.chamados")), ...(await secondaries(sql, "public.historico_pontos"))];
     await step("drop secondary indexes, unique constraints and foreign keys of calls and history", () => dropSecondaries(sql, big));
-    await step(`${SIZES.calls.toLocaleString("en")} calls`, () => Promise.all(halves(SIZES.calls).map(([from, to]) => sql.unsafe(callsSql(from, to)))));
+    await step(`${scale.calls.toLocaleString("en")} calls`, () => Promise.all(halves(scale.calls).map(([from, to]) => sql.unsafe(callsSql(scale, from, to)))));
     await step("history (check-in, conclusion, rating of each call)", () =>
-      Promise.all(halves(SIZES.calls).map(([from, to]) => sql.unsafe(historySql(from, to)))));
+      Promise.all(halves(scale.calls).map(([from, to]) => sql.unsafe(historySql(from, to)))));
     await step("recreate them", () => restoreSecondaries(sql, big));
     await step("analyze", () => sql.unsafe("analyze public.chamados; analyze public.historico_pontos;"));
     const totals = await secondaries(sql, "gamificacao.totais_periodo");
@@ -192,7 +212,32 @@ export async function generateData(dbUrl: string, log: (line: string) => void): 
       for (const table of vacuumed) await sql.unsafe(`vacuum analyze ${table}`);
     });
     const [{ linhas }] = await sql<{ linhas: string }[]>`select count(*)::text as linhas from public.historico_pontos`;
-    log(`  ${Number(linhas).toLocaleString("en")} history rows ready in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const seconds = (Date.now() - started) / 1000;
+    log(`  ${Number(linhas).toLocaleString("en")} history rows ready in ${seconds.toFixed(0)} s`);
+    return { seconds, historyRows: Number(linhas) };
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * Removes a generated data set, so the next size starts from the same empty boards. The ledger,
+ * calls and everything derived from them are truncated (a row-by-row cascade over millions of
+ * history rows would take longer than generating them); the seed's few scored actions go with
+ * them, which the measurements (bench technicians only) do not read.
+ */
+export async function removeData(dbUrl: string): Promise<void> {
+  const sql = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { statement_timeout: 0 } });
+  try {
+    await sql.unsafe(`
+      truncate public.usuario_badges, public.historico_pontos, public.chamados, gamificacao.totais_periodo, gamificacao.faixas_ranking,
+        gamificacao.contagem_acoes, gamificacao.ranking_categorias, gamificacao.ranking_categorias_calculos, gamificacao.ranking_snapshots,
+        gamificacao.limites_uso;
+      delete from public.tecnicos where id::text like 'b0000000-%';
+      delete from auth.users where email like 'bench-%@bench.orbita.test';
+      delete from public.cidades_metricas where cidade_id like 'bench-%';
+      delete from public.cidades where id like 'bench-%';`);
+    for (const table of ["public.tecnicos", "auth.users", "public.cidades"]) await sql.unsafe(`vacuum analyze ${table}`);
   } finally {
     await sql.end();
   }

@@ -5,13 +5,16 @@
  */
 import { SignJWT } from "jose";
 import type { Sql } from "postgres";
-import { SIZES, technicianId } from "./data.ts";
+import { technicianId, type Scale } from "./data.ts";
 import { runLoad, type LoadResult, type PreparedRequest } from "./load.ts";
+import type { BoardEntry } from "../redis-baseline.ts";
 
 /** Stack coordinates, from the environment the bench runner exports. */
 export interface Stack {
   url: string;
   jwtSecret: string;
+  /** The size of the data set generated on it. */
+  scale: Scale;
 }
 
 /** A session token for bench technician `n`, as the auth service would issue it. */
@@ -25,31 +28,38 @@ async function tokenFor(stack: Stack, n: number): Promise<string> {
 }
 
 /** Deterministic spread of bench technicians (a multiplicative walk over 1..technicians). */
-function technicianNumbers(count: number, seed: number): number[] {
-  return Array.from({ length: count }, (_, i) => 1 + ((seed + i * 7919) % SIZES.technicians));
+function technicianNumbers(scale: Scale, count: number, seed: number): number[] {
+  return Array.from({ length: count }, (_, i) => 1 + ((seed + i * 7919) % scale.technicians));
+}
+
+/** The technician of prepared call `n`: calls outnumber technicians on a small data set, so they wrap around. */
+function technicianOfCall(scale: Scale, n: number): number {
+  return 1 + ((n - 1) % scale.technicians);
 }
 
 /**
  * Creates one concluded call for each bench technician `first` .. `first + count - 1` and returns
- * their ids. The category boards are then refreshed at once: new calls are the back office's work,
- * and a refresh left to the 5-minute job would compete for the CPU while scoring is measured.
+ * their ids. The week's and month's category boards are then refreshed at once: new calls are the
+ * back office's work, and a refresh left to the 5-minute job would compete for the CPU while
+ * scoring is measured (the year's and all-time boards, hourly, are left alone: at a million
+ * technicians each of their refreshes reads every call).
  */
-async function prepareCalls(sql: Sql, first: number, count: number): Promise<(n: number) => string> {
+async function prepareCalls(sql: Sql, scale: Scale, first: number, count: number): Promise<(n: number) => string> {
   await sql.unsafe(`
     insert into public.chamados (id, tecnico_id, cidade_id, latitude, longitude, agendado_para, aceito_em, checkin_em, checkout_em, status)
-    select ('e0000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, ('b0000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid,
-      'bench-' || (n % ${SIZES.cities}), -23.55, -46.63, now() - interval '3 hours', now() - interval '1 day',
+    select ('e0000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, ('b0000000-0000-4000-8000-' || lpad(to_hex(t), 12, '0'))::uuid,
+      'bench-' || (t % ${scale.cities}), -23.55, -46.63, now() - interval '3 hours', now() - interval '1 day',
       now() - interval '3 hours', now() - interval '2 hours', 'concluido'
-    from generate_series(${first}, ${first + count - 1}) n`);
-  await sql`select gamificacao.atualizar_rankings_categorias(now(), true)`;
+    from generate_series(${first}, ${first + count - 1}) n cross join lateral (select 1 + (n - 1) % ${scale.technicians} as t) w`);
+  await sql`select gamificacao.atualizar_rankings_categorias(now(), true, array['semanal', 'mensal'])`;
   // The refresh rewrote every board row; vacuum now rather than let autovacuum do it mid-measurement.
   await sql`vacuum analyze gamificacao.ranking_categorias, public.chamados`;
   return (n) => `e0000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 }
 
-/** The action registration that scores technician `n`'s prepared call. */
-function registration(n: number, callOf: (n: number) => string) {
-  return { usuario_id: technicianId(n), acao: "chamado_concluido", chamado_id: callOf(n) };
+/** The action registration that scores prepared call `n` for its technician. */
+function registration(scale: Scale, n: number, callOf: (n: number) => string) {
+  return { usuario_id: technicianId(technicianOfCall(scale, n)), acao: "chamado_concluido", chamado_id: callOf(n) };
 }
 
 /**
@@ -57,10 +67,13 @@ function registration(n: number, callOf: (n: number) => string) {
  * prepared call through POST /points with their own JWT.
  */
 export async function measureScoring(sql: Sql, stack: Stack, count: number, concurrency: number, first = 1): Promise<LoadResult> {
-  const callOf = await prepareCalls(sql, first, count);
+  const callOf = await prepareCalls(sql, stack.scale, first, count);
   const requests: PreparedRequest[] = [];
   for (let n = first; n < first + count; n += 1) {
-    requests.push({ method: "POST", url: `${stack.url}/functions/v1/api/v1/gamification/points`, token: await tokenFor(stack, n), body: registration(n, callOf) });
+    requests.push({
+      method: "POST", url: `${stack.url}/functions/v1/api/v1/gamification/points`,
+      token: await tokenFor(stack, technicianOfCall(stack.scale, n)), body: registration(stack.scale, n, callOf),
+    });
   }
   const warmUp = Math.min(500, Math.floor(count / 10));
   await runLoad(requests.slice(0, warmUp), concurrency);
@@ -74,10 +87,10 @@ export async function measureScoring(sql: Sql, stack: Stack, count: number, conc
 export async function measureBatchScoring(
   sql: Sql, stack: Stack, serviceRoleKey: string, count: number, size: number, concurrency: number, first: number,
 ): Promise<{ load: LoadResult; actionsPerSecond: number }> {
-  const callOf = await prepareCalls(sql, first, count);
+  const callOf = await prepareCalls(sql, stack.scale, first, count);
   const requests: PreparedRequest[] = [];
   for (let start = first; start < first + count; start += size) {
-    const acoes = Array.from({ length: Math.min(size, first + count - start) }, (_, i) => registration(start + i, callOf));
+    const acoes = Array.from({ length: Math.min(size, first + count - start) }, (_, i) => registration(stack.scale, start + i, callOf));
     requests.push({ method: "POST", url: `${stack.url}/functions/v1/api/v1/gamification/points/lote`, token: serviceRoleKey, body: { acoes } });
   }
   const warmUp = Math.max(1, Math.floor(requests.length / 10));
@@ -89,7 +102,7 @@ export async function measureBatchScoring(
 /** GET requests for `path` (with `query`) by `count` different technicians. */
 async function readRequests(stack: Stack, path: string, count: number, seed: number, query: (n: number) => Record<string, string>): Promise<PreparedRequest[]> {
   const requests: PreparedRequest[] = [];
-  for (const n of technicianNumbers(count, seed)) {
+  for (const n of technicianNumbers(stack.scale, count, seed)) {
     const url = new URL(`${stack.url}/functions/v1/api/v1/gamification${path}`);
     for (const [name, value] of Object.entries(query(n))) url.searchParams.set(name, value);
     requests.push({ method: "GET", url: url.toString(), token: await tokenFor(stack, n) });
@@ -125,7 +138,7 @@ export async function measureRankings(stack: Stack, count: number, concurrency: 
  */
 export async function measureDirectRpc(stack: Stack, anonKey: string, count: number, concurrency: number): Promise<LoadResult> {
   const requests: PreparedRequest[] = [];
-  for (const n of technicianNumbers(count, 777)) {
+  for (const n of technicianNumbers(stack.scale, count, 777)) {
     requests.push({
       method: "POST",
       url: `${stack.url}/rest/v1/rpc/gamificacao_ranking_nacional`,
@@ -138,21 +151,37 @@ export async function measureDirectRpc(stack: Stack, anonKey: string, count: num
   return runLoad(requests, concurrency);
 }
 
-/** Latency percentiles (ms) of the national position computed in SQL for `count` technicians, one at a time. */
-export async function measurePositionInSql(sql: Sql, count: number): Promise<{ p50: number; p95: number; p99: number }> {
-  const ids = technicianNumbers(count, 4242).map((n) => technicianId(n));
-  const latencies: number[] = [];
-  for (const id of ids) {
-    const started = performance.now();
-    await sql`
-      select gamificacao.posicao('nacional', t.periodo, t.periodo_inicio, null, t.pontos, t.ultima_pontuacao_em, t.usuario_id)
-      from gamificacao.totais_periodo t
-      where t.usuario_id = ${id} and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', now())`;
-    latencies.push(performance.now() - started);
-  }
-  latencies.sort((a, b) => a - b);
-  const at = (fraction: number) => latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))];
-  return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+/** `count` technicians on this month's national board (not every one scored this month), whose own position is measured in SQL and in Redis alike. */
+export async function positionSample(sql: Sql, scale: Scale, count: number): Promise<string[]> {
+  const candidates = technicianNumbers(scale, 2 * count, 4242).map((n) => technicianId(n));
+  const onBoard = await sql<{ id: string }[]>`
+    select t.usuario_id::text as id from gamificacao.totais_periodo t
+    where t.usuario_id = any(${candidates}::uuid[]) and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', now())`;
+  const present = new Set(onBoard.map((row) => row.id));
+  return candidates.filter((id) => present.has(id)).slice(0, count);
+}
+
+/** The technician's own national position on the current month's board, computed in SQL alone. */
+export async function positionInSql(sql: Sql, id: string): Promise<void> {
+  const rows = await sql`
+    select gamificacao.posicao('nacional', t.periodo, t.periodo_inicio, null, t.pontos, t.ultima_pontuacao_em, t.usuario_id) as posicao
+    from gamificacao.totais_periodo t
+    where t.usuario_id = ${id} and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', now())`;
+  if (rows.length !== 1) throw new Error(`${id} is not on this month's national board`);
+}
+
+/**
+ * The current month's national board as Redis sorted-set entries, in chunks: the score orders
+ * members as the board does (points, then the earlier last scoring) — points × 2²² plus the
+ * seconds left in a 2²²-second (48-day) window after the month's start, exact in a double.
+ */
+export async function* monthlyBoard(sql: Sql): AsyncIterable<BoardEntry[]> {
+  const cursor = sql<BoardEntry[]>`
+    select t.usuario_id::text as member,
+      t.pontos::float8 * 4194304 + (4194303 - extract(epoch from t.ultima_pontuacao_em - gamificacao.meia_noite_local(t.periodo_inicio))::bigint) as score
+    from gamificacao.totais_periodo t
+    where t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', now())`.cursor(50_000);
+  for await (const rows of cursor) yield rows.map((row) => ({ member: row.member, score: Number(row.score) }));
 }
 
 /**

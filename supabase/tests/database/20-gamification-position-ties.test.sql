@@ -1,0 +1,75 @@
+-- Gamification: national positions counted from the tie keys (exact points and time slot of the
+-- last scoring, gamificacao.faixas_pontos) equal a full sort on every period kind, with large ties
+-- spread over days and slot boundaries, level-ups and batches; scoring keeps the tie keys equal to
+-- a recount, and so does reconstruir_faixas.
+begin;
+select plan(12);
+select testes_gamificacao.limpar();
+
+-- Slots --------------------------------------------------------------------------------------
+select is(
+  (select count(*)::int from gamificacao.periodos p
+   cross join lateral (values (case p.periodo when 'geral' then '-infinity'::date when 'anual' then '2026-01-01'::date
+     when 'mensal' then '2026-03-01'::date else '2026-03-02'::date end)) i (inicio)
+   cross join generate_series(1, case p.periodo when 'semanal' then 6 when 'mensal' then 30 when 'anual' then 60 else 40 end) k
+   where gamificacao.fatia_empate(p.periodo, i.inicio, gamificacao.inicio_fatia_empate(p.periodo, i.inicio, k)) <> k
+      or gamificacao.fatia_empate(p.periodo, i.inicio, gamificacao.inicio_fatia_empate(p.periodo, i.inicio, k) - interval '1 microsecond') <> k - 1),
+  0, 'Every slot starts where its fatia_empate changes, on every period kind');
+select is(gamificacao.fatia_empate('mensal', '2026-03-01', '2026-03-01 02:59:59+00'), 0, 'A moment before the period falls into slot 0');
+select is(gamificacao.inicio_fatia_empate('mensal', '2026-03-01', 0), '-infinity'::timestamptz, 'which starts at -infinity');
+select is(gamificacao.fatia_empate('geral', '-infinity', '2200-01-01 00:00+00'), 63, 'A moment past the last slot falls into the last one');
+select is(gamificacao.chave_empate('mensal', '2026-03-01', 150, '2026-03-03 03:00+00'), 150 * 64 + 2, 'The tie key is points × 64 + slot');
+
+-- Positions against a full sort ----------------------------------------------------------------
+-- 300 technicians in March 2026, each action worth 50 points, so only a few point values and
+-- ties of a hundred technicians, last scored over different days (some exactly at a local
+-- midnight, some sharing one instant); some start at 960 points and level up on the way.
+select testes_gamificacao.nova_cidade('empate-norte', 1500, 50), testes_gamificacao.nova_cidade('empate-sul', 1500, 50);
+create temporary table quadro as
+select n, testes_gamificacao.novo_tecnico(case when n % 2 = 0 then 'empate-norte' else 'empate-sul' end, 'Técnico ' || n,
+  case when n % 7 = 0 then 960 else 0 end) as id
+from generate_series(1, 300) n;
+select count(testes_gamificacao.pontuar(q.id, 'chamado_concluido', testes_gamificacao.novo_chamado(q.id, p_agendado => '2026-03-01 12:00+00'), '{}',
+  '2026-03-01 03:00+00'::timestamptz + make_interval(days => (q.n * 7 + k * 3) % 29, secs => case when q.n % 5 = 0 then 0 else (q.n * 13) % 600 end)))
+from quadro q cross join lateral generate_series(1, 1 + q.n % 3) k;
+
+create temporary table esperado as
+select t.periodo, t.periodo_inicio, t.usuario_id, t.pontos, t.ultima_pontuacao_em,
+  row_number() over (partition by t.periodo, t.periodo_inicio order by t.pontos desc, t.ultima_pontuacao_em, t.usuario_id) as nacional
+from gamificacao.totais_periodo t;
+
+select ok((select count(*) from esperado where periodo = 'mensal') = 300
+    and (select max(c) from (select count(*) c from esperado where periodo = 'mensal' group by pontos) g) >= 80,
+  'The March board has 300 technicians and ties of at least 80');
+select ok((select count(distinct (periodo, periodo_inicio)) from esperado) >= 8, 'on several weeks, a month, a year and all time');
+select is((select count(*)::int from esperado e
+           where gamificacao.posicao('nacional', e.periodo, e.periodo_inicio, null, e.pontos, e.ultima_pontuacao_em, e.usuario_id) <> e.nacional),
+  0, 'Every national position, on every period kind, equals the full sort (points, earlier last scoring, usuario_id)');
+
+create temporary table recontagem as
+select t.periodo, t.periodo_inicio, gamificacao.chave_empate(t.periodo, t.periodo_inicio, t.pontos, t.ultima_pontuacao_em) as chave, count(*)::int as quantidade
+from gamificacao.totais_periodo t group by 1, 2, 3;
+select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos where quantidade <> 0$$,
+  $$select * from recontagem$$, 'The tie keys maintained by scoring equal a recount of the totals');
+
+-- A batch scores now, in the current month: its moves are applied once at the end.
+select jsonb_agg(jsonb_build_object('usuario_id', q.id, 'acao', 'chamado_concluido', 'chamado_id', testes_gamificacao.novo_chamado(q.id))) as lote
+from quadro q where q.n <= 60 \gset
+select testes_gamificacao.entrar_como_servico();
+select public.gamificacao_registrar_acoes(:'lote'::jsonb) -> 'data' ->> 'sucesso' as sucesso \gset
+reset role;
+select is(:'sucesso'::int, 60, 'A batch scores 60 technicians this month');
+select is((select count(*)::int from gamificacao.totais_periodo t
+           cross join lateral (select count(*) + 1 as esperada from gamificacao.totais_periodo o
+             where o.periodo = t.periodo and o.periodo_inicio = t.periodo_inicio
+               and (o.pontos > t.pontos or (o.pontos = t.pontos and (o.ultima_pontuacao_em, o.usuario_id) < (t.ultima_pontuacao_em, t.usuario_id)))) s
+           where gamificacao.posicao('nacional', t.periodo, t.periodo_inicio, null, t.pontos, t.ultima_pontuacao_em, t.usuario_id) <> s.esperada),
+  0, 'after which every national position still equals a full count');
+
+create temporary table mantidas as select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos where quantidade <> 0;
+select gamificacao.reconstruir_faixas();
+select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos$$, $$select * from mantidas$$,
+  'The tie keys scoring and the batch maintained equal what reconstruir_faixas recounts');
+
+select * from finish();
+rollback;
