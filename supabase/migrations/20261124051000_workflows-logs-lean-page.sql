@@ -176,20 +176,22 @@ begin
       || case when p_cursor_id is not null then format(' and (%s, %s) %s (%L::timestamptz, %L::uuid)',
            v_key, v_id, case when v_direction = 'asc' then '>' else '<' end, workflows_private.cursor_time(p_cursor_started_at), p_cursor_id) else '' end;
 
-    -- The keys (id, start) of `limit + 1` runs in keyset order; only those pages' rows are read whole.
+    -- The `limit + 1` runs in keyset order, as rows of workflow_executions (only the columns the
+    -- entries use are read). One index scan reads them straight from the table; a merge of several
+    -- scans merges their keys alone (index-only), then reads those rows.
     if p_model is null and (cardinality(v_workflows) between 2 and 20 or (v_workflows is null and cardinality(v_triggers) between 2 and 4)) then
       v_rows := format(
-        'select x.id, x.started_at from unnest(%1$L::%2$s[]) as v (value)
-         cross join lateral (select e.id, e.started_at from public.workflow_executions e where %3$s and e.%4$s = v.value
-           %5$s order by e.started_at %6$s, e.id %6$s limit %7$s) as x
-         order by x.started_at %6$s, x.id %6$s limit %7$s',
+        'select e.* from (select x.id from unnest(%1$L::%2$s[]) as v (value)
+           cross join lateral (select e.id, e.started_at from public.workflow_executions e where %3$s and e.%4$s = v.value
+             %5$s order by e.started_at %6$s, e.id %6$s limit %7$s) as x
+           order by x.started_at %6$s, x.id %6$s limit %7$s) as k
+         join public.workflow_executions e on e.id = k.id',
         coalesce(v_workflows::text, v_triggers::text), case when v_workflows is not null then 'uuid' else 'public.workflow_trigger' end,
         v_where, case when v_workflows is not null then 'workflow_id' else 'trigger' end,
         case when v_workflows is not null and v_triggers is not null then format('and e.trigger = any(%L::public.workflow_trigger[])', v_triggers) else '' end,
         v_direction, p_limit + 1);
     else
-      v_rows := format('select %s, %s from %s where %s%s%s order by %s %s, %s %s limit %s',
-        v_id, v_key,
+      v_rows := format('select e.* from %s where %s%s%s order by %s %s, %s %s limit %s',
         case when p_model is null then 'public.workflow_executions e'
           else 'workflows_private.execution_models m join public.workflow_executions e on e.id = m.execution_id' end,
         v_where,
@@ -203,13 +205,12 @@ begin
     -- The entries are built from the first `limit` runs; one more says another page follows.
     execute format($q$
       with page as (
-        select k.id, k.started_at, row_number() over (order by k.started_at %1$s, k.id %1$s) as n
-        from (%2$s) as k (id, started_at)
+        select e.*, row_number() over (order by e.started_at %1$s, e.id %1$s) as n
+        from (%2$s) as e
       )
-      select json_agg(%3$s order by page.n) filter (where page.n <= %4$s), count(*),
-        (array_agg(page.started_at) filter (where page.n = %4$s))[1], (array_agg(page.id) filter (where page.n = %4$s))[1]
-      from page
-      join public.workflow_executions e on e.id = page.id
+      select json_agg(%3$s order by e.n) filter (where e.n <= %4$s), count(*),
+        (array_agg(e.started_at) filter (where e.n = %4$s))[1], (array_agg(e.id) filter (where e.n = %4$s))[1]
+      from page as e
       %5$s
       $q$, v_direction, v_rows,
       workflows_private.log_entry_expression(p_details = 'full', p_include_trace_spans, p_include_final_output), p_limit,
