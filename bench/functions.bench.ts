@@ -24,7 +24,7 @@ import { report, requiredEnv } from "./bench-support.ts";
 const BARE_PORT_OFFSET = 78;
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 const ROUNDS = 3;
-const REQUESTS_PER_ROUND = 2_000;
+const REQUESTS_PER_ROUND = 6_000;
 
 /** The median run of several, by throughput. */
 function median(results: LoadResult[]): LoadResult {

@@ -1,18 +1,23 @@
 /**
- * Logs API bench (`npm run bench -- logs`): one million runs in one workspace (logs-webhooks/
- * logs-data.ts), then a filtered page of 100 through the HTTP API (gateway → `api` edge function →
- * workflow_logs) for each filter of GET /api/v1/logs, goal p95 ≤ 20 ms; beside it the same page
- * from workflow_logs() called straight over SQL, and the bare keyset query that reads the page
- * (no key, no rate limit, no JSON) as the floor. Expects the stack's coordinates in SUPABASE_URL,
- * SUPABASE_SERVICE_ROLE_KEY and SUPABASE_DB_URL. Figures, with their baselines: docs/webhooks.md, "Benchmarks".
+ * Logs API bench (`npm run bench -- logs`): runs in one workspace growing from 1,000 to 100,000 to
+ * a million (logs-webhooks/logs-data.ts; `--log-rows 1000,50000` measures other sizes), and at each
+ * size a filtered page of 100 through the HTTP API (gateway → `api` edge function →
+ * workflow_logs_json) for each filter of GET /api/v1/logs, goal p95 ≤ 20 ms at a million; beside it
+ * the same page from workflow_logs_json() called straight over SQL, and the bare keyset query that
+ * reads the page (no key, no rate limit, no JSON) as the floor. Reports one summary row per filter
+ * and size (HTTP p95 beside the bare page's p95) and the goal row. Expects the stack's coordinates in
+ * SUPABASE_URL, SUPABASE_SERVICE_ROLE_KEY and SUPABASE_DB_URL. Figures: docs/performance.md, "Logs API".
  */
 import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
+import type { BenchOptions } from "../scripts/bench.ts";
 import { decodeCursor, encodeCursor } from "../supabase/functions/_shared/workflows/api/logs-cursor.ts";
+import { loadConfig } from "../platform/config.ts";
 import { type LoadResult, runLoad } from "./gamification/load.ts";
-import { generateLogs, LOG_ROWS } from "./logs-webhooks/logs-data.ts";
+import { measureCpu, servicePids } from "./process-cpu.ts";
+import { generatedRunId, generateLogs, LOG_SIZES } from "./logs-webhooks/logs-data.ts";
 import { type BenchWorkspace, createBenchWorkspace } from "./logs-webhooks/setup.ts";
-import { percentile, requiredEnv, verdict } from "./bench-support.ts";
+import { percentile, report, requiredEnv, verdict } from "./bench-support.ts";
 
 const GOAL_P95_MS = 20;
 const REQUESTS = 200;
@@ -39,12 +44,12 @@ async function timeCalls(count: number, call: (i: number) => Promise<unknown>): 
   return { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) };
 }
 
-/** workflow_logs() called straight over SQL with what the endpoint would pass for `query`. */
+/** workflow_logs_json() called straight over SQL with what the endpoint would pass for `query`. */
 function callWorkflowLogs(sql: Sql, workspace: BenchWorkspace, query: Record<string, string>): Promise<unknown> {
   const cursor = query.cursor ? decodeCursor(query.cursor) : null;
   const list = (value: string | undefined) => value?.split(",") ?? null;
   return sql.unsafe(
-    `select public.workflow_logs(p_api_key => $1, p_workspace_id => $2::uuid, p_workflow_ids => $3::uuid[], p_folder_ids => $4::uuid[],
+    `select public.workflow_logs_json(p_api_key => $1, p_workspace_id => $2::uuid, p_workflow_ids => $3::uuid[], p_folder_ids => $4::uuid[],
       p_triggers => $5::text[], p_level => $6, p_start_date => $7::timestamptz, p_end_date => $8::timestamptz, p_min_duration_ms => $9::int,
       p_min_cost => $10::numeric, p_model => $11, p_details => $12, p_include_trace_spans => $13::boolean, p_include_final_output => $14::boolean,
       p_cursor_started_at => $15::timestamptz, p_cursor_id => $16::uuid)`,
@@ -55,8 +60,8 @@ function callWorkflowLogs(sql: Sql, workspace: BenchWorkspace, query: Record<str
   );
 }
 
-/** The filters measured (each request varies its workflow, window or cursor). */
-async function cases(sql: Sql, workspace: BenchWorkspace): Promise<Case[]> {
+/** The filters measured on a workspace of `size` runs (each request varies its workflow, window or cursor). */
+async function cases(sql: Sql, workspace: BenchWorkspace, size: number): Promise<Case[]> {
   const { workspaceId } = workspace;
   const workflow = (i: number) => workspace.workflowIds[i % workspace.workflowIds.length];
   const [{ newest }] = await sql<{ newest: Date }[]>`select max(started_at) as newest from public.workflow_executions where workspace_id = ${workspaceId}`;
@@ -64,7 +69,7 @@ async function cases(sql: Sql, workspace: BenchWorkspace): Promise<Case[]> {
   // Cursors deep into the log: the keyset of runs spread over the whole month.
   const deep = await sql<{ started_at: string; id: string; at: Date }[]>`
     select workflows_private.cursor_time(started_at) as started_at, id, started_at as at from public.workflow_executions
-    where workspace_id = ${workspaceId} and id = any(array(select ('e1000000-0000-4000-8000-' || lpad(to_hex(1 + (k * 4999) % ${LOG_ROWS}), 12, '0'))::uuid from generate_series(1, 300) k))`;
+    where workspace_id = ${workspaceId} and id = any(${Array.from({ length: 300 }, (_, k) => generatedRunId(1 + ((k * 4999) % size)))}::uuid[])`;
   const cursorOf = (i: number) => encodeCursor({ startedAt: deep[i % deep.length].started_at, id: deep[i % deep.length].id, order: "desc" });
   const page = (where: string, ...values: unknown[]) => sql.unsafe(
     `select id, workflow_id, level, trigger, started_at, ended_at, duration_ms, cost_total, files from public.workflow_executions e
@@ -111,8 +116,34 @@ async function cases(sql: Sql, workspace: BenchWorkspace): Promise<Case[]> {
   ];
 }
 
-/** Generates the data set, measures each filter three ways and prints the figures. */
-export async function run(): Promise<void> {
+/** The Postgres backends of the edge functions' pools (the connections serving the API), by name for measureCpu. */
+async function edgeBackends(sql: Sql): Promise<Record<string, number>> {
+  const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where application_name = 'orbita-edge-function'`;
+  return Object.fromEntries(rows.map((row) => [`backend ${row.pid}`, row.pid]));
+}
+
+/** p50 / p95 of a measurement, as printed. */
+function describe(figures: { p50: number; p95: number }): string {
+  return `${figures.p50.toFixed(1)} / ${figures.p95.toFixed(1)}`;
+}
+
+/** The sizes to measure: `--log-rows 1000,100000` or LOG_SIZES, ascending. */
+function sizesOf(options: BenchOptions | undefined): number[] {
+  const flag = options?.flags["log-rows"];
+  const sizes = flag ? flag.split(",").map(Number) : [...LOG_SIZES];
+  if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`--log-rows takes whole numbers of runs, comma-separated (got ${flag})`);
+  return sizes.sort((a, b) => a - b);
+}
+
+/** "1k rows", "100k rows", "1M rows". */
+function sizeLabel(size: number): string {
+  if (size >= 1_000_000 && size % 1_000_000 === 0) return `${size / 1_000_000}M rows`;
+  if (size >= 1_000 && size % 1_000 === 0) return `${size / 1_000}k rows`;
+  return `${size} rows`;
+}
+
+/** Grows the data set step by step, measures each filter three ways at each size, and reports the figures. */
+export async function run(options?: BenchOptions): Promise<void> {
   const url = requiredEnv("SUPABASE_URL");
   // The logs API reads only x-api-key; the service role key in Authorization keeps the local
   // gateway's per-address budget (500 function calls a minute) from refusing the bench's requests.
@@ -120,29 +151,61 @@ export async function run(): Promise<void> {
   // One connection: the generator's seeded random() lives in its session.
   const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 1, onnotice: () => {} });
   try {
-    console.log(`Generating ${LOG_ROWS.toLocaleString("en")} runs in one workspace (SQL, generate_series):`);
     const workspace = await createBenchWorkspace(sql, "Logs bench", "bb100000-0000-4000-8000-000000000001", 50);
-    await generateLogs(sql, workspace, (line) => console.log(line));
+    const { platform, functions } = servicePids(loadConfig("bench"));
+    const stackPids = { platform, functions };
+    const [{ pid: ownBackend }] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+    const sizes = sizesOf(options);
+    let generated = 0;
+    for (const size of sizes) {
+      console.log(`\nGrowing the workspace to ${size.toLocaleString("en")} runs (SQL, generate_series):`);
+      await generateLogs(sql, workspace, generated + 1, size, (line) => console.log(line));
+      generated = size;
 
-    console.log(`Load average (1/5/15 min) before measuring: ${loadavg().map((load) => load.toFixed(1)).join(" / ")}: other work on the machine shares its 2 cores.`);
-    console.log(`\nA page of 100 per filter, ${REQUESTS} requests each, one at a time: HTTP (the API) · workflow_logs() over SQL · the bare keyset query (floor), p50 / p95 ms`);
-    const all: number[] = [];
-    let worst = 0;
-    for (const measured of await cases(sql, workspace)) {
-      const requests = Array.from({ length: REQUESTS }, (_, i) => ({
-        method: "GET" as const, token: gatewayToken, headers: { "x-api-key": workspace.apiKey },
-        url: `${url}/functions/v1/api/v1/logs?${new URLSearchParams({ workspaceId: workspace.workspaceId, limit: "100", ...measured.query(i) })}`,
-      }));
-      await runLoad(requests.slice(0, 10), 1);
-      const http: LoadResult = await runLoad(requests, 1);
-      if (Object.keys(http.statuses).some((status) => status !== "200")) throw new Error(`${measured.name}: ${JSON.stringify(http.statuses)}`);
-      const direct = await timeCalls(REQUESTS, (i) => callWorkflowLogs(sql, workspace, measured.query(i)));
-      const floor = await timeCalls(REQUESTS, (i) => measured.floor(sql, i));
-      worst = Math.max(worst, http.p95);
-      all.push(http.p95);
-      console.log(`  ${verdict(http.p95 <= GOAL_P95_MS)} ${measured.name.padEnd(42)} HTTP ${http.p50.toFixed(1)} / ${http.p95.toFixed(1)}   workflow_logs() ${direct.p50.toFixed(1)} / ${direct.p95.toFixed(1)}   bare SQL ${floor.p50.toFixed(1)} / ${floor.p95.toFixed(1)}`);
+      console.log(`Load average (1/5/15 min) before measuring: ${loadavg().map((load) => load.toFixed(1)).join(" / ")}: other work on the machine shares its 2 cores.`);
+      console.log(`A page of 100 per filter at ${size.toLocaleString("en")} runs, ${REQUESTS} requests each, one at a time: HTTP (the API) · workflow_logs_json() over SQL · the bare keyset query (floor), p50 / p95 ms`);
+      console.log("  (then the CPU each page cost, from /proc: over HTTP, in the gateway · the functions host · the edge function's Postgres backend; over SQL, in the backend for workflow_logs_json() · for the bare query; ms a page)");
+      let worst = 0;
+      const backendCpu = { fn: 0, bare: 0 };
+      const filters = await cases(sql, workspace, size);
+      for (const measured of filters) {
+        const requests = Array.from({ length: REQUESTS }, (_, i) => ({
+          method: "GET" as const, token: gatewayToken, headers: { "x-api-key": workspace.apiKey },
+          url: `${url}/functions/v1/api/v1/logs?${new URLSearchParams({ workspaceId: workspace.workspaceId, limit: "100", ...measured.query(i) })}`,
+        }));
+        await runLoad(requests.slice(0, 10), 1);
+        const overHttp = await measureCpu({ ...stackPids, ...(await edgeBackends(sql)) }, () => runLoad(requests, 1));
+        const http: LoadResult = overHttp.result;
+        if (Object.keys(http.statuses).some((status) => status !== "200")) throw new Error(`${measured.name}: ${JSON.stringify(http.statuses)}`);
+        const direct = await measureCpu({ backend: ownBackend }, () => timeCalls(REQUESTS, (i) => callWorkflowLogs(sql, workspace, measured.query(i))));
+        const floor = await measureCpu({ backend: ownBackend }, () => timeCalls(REQUESTS, (i) => measured.floor(sql, i)));
+        worst = Math.max(worst, http.p95);
+        backendCpu.fn += direct.cpuMs.backend;
+        backendCpu.bare += floor.cpuMs.backend;
+        const perPage = (ms: number) => (ms / REQUESTS).toFixed(2);
+        const edgeBackendMs = Object.entries(overHttp.cpuMs).filter(([name]) => name.startsWith("backend")).reduce((sum, [, ms]) => sum + ms, 0);
+        console.log(`  ${verdict(http.p95 <= GOAL_P95_MS)} ${measured.name.padEnd(42)} HTTP ${describe(http)}   workflow_logs_json() ${describe(direct.result)}   bare SQL ${describe(floor.result)}`);
+        console.log(`    ${"".padEnd(42)} CPU: HTTP ${perPage(overHttp.cpuMs.platform)} · ${perPage(overHttp.cpuMs.functions)} · ${perPage(edgeBackendMs)}   SQL ${perPage(direct.cpuMs.backend)} · bare ${perPage(floor.cpuMs.backend)}`);
+        report({
+          bench: "logs", metric: `page of 100, ${measured.name}: HTTP p95`, scale: sizeLabel(size), value: http.p95, unit: "ms", higherIsBetter: false,
+          baseline: { name: "bare SQL page p95", value: floor.result.p95 },
+        });
+      }
+      console.log(`  ${verdict(worst <= GOAL_P95_MS)} worst filtered page p95 ${worst.toFixed(1)} ms at ${size.toLocaleString("en")} runs (goal ≤ ${GOAL_P95_MS} ms at a million)`);
+      const pages = REQUESTS * filters.length;
+      console.log(`  · backend CPU a page, all filters: workflow_logs_json() ${(backendCpu.fn / pages).toFixed(2)} ms, bare SQL ${(backendCpu.bare / pages).toFixed(2)} ms`);
+      report({
+        bench: "logs", metric: "workflow_logs_json() backend CPU a page, all filters", scale: sizeLabel(size), value: backendCpu.fn / pages, unit: "ms",
+        higherIsBetter: false, baseline: { name: "bare SQL page", value: backendCpu.bare / pages },
+      });
+      // The goal is set at a million runs; a smaller largest size (--log-rows) is reported without it.
+      if (size === sizes[sizes.length - 1]) {
+        report({
+          bench: "logs", metric: "worst filtered page of 100: HTTP p95", scale: sizeLabel(size), value: worst, unit: "ms", higherIsBetter: false,
+          goal: size >= 1_000_000 ? { text: `p95 ≤ ${GOAL_P95_MS} ms`, met: worst <= GOAL_P95_MS } : undefined,
+        });
+      }
     }
-    console.log(`  ${verdict(worst <= GOAL_P95_MS)} worst filtered page p95 ${worst.toFixed(1)} ms (goal ≤ ${GOAL_P95_MS} ms)`);
   } finally {
     await sql.end();
   }

@@ -9,9 +9,14 @@ import { readState } from "../platform/stack.ts";
 /** Kernel clock ticks per second (USER_HZ), 100 on Linux. */
 const TICKS_PER_SECOND = 100;
 
-/** CPU milliseconds (user + system) a process has used so far; threads included. */
+/** CPU milliseconds (user + system) a process has used so far; threads included. 0 once it has exited. */
 function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return 0;
+  }
   // Fields after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
@@ -24,10 +29,13 @@ export function servicePids(config: StackConfig): Record<string, number> {
   return pids;
 }
 
-/** Runs `work` and returns its result with the CPU milliseconds each named process spent meanwhile. */
+/**
+ * Runs `work` and returns its result with the CPU milliseconds each named process spent meanwhile.
+ * A process that exits meanwhile (a pooled Postgres connection closed when idle) counts 0.
+ */
 export async function measureCpu<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; cpuMs: Record<string, number> }> {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
   const result = await work();
-  const spent = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid) - before[name]]));
+  const spent = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.max(0, cpuMs(pid) - before[name])]));
   return { result, cpuMs: spent };
 }

@@ -8,19 +8,25 @@
  * - latency: runs ending at a steady 40 a second; from each run's end to its event's arrival
  *   (goal p95 ≤ 1 s);
  * - what delivery costs the run: finish_workflow_run with 0, 1 and 5 subscriptions.
- * Expects the stack's database in SUPABASE_DB_URL. Figures: docs/webhooks.md, "Benchmarks".
+ * The summary rows: deliveries/s beside the receiver's own ceiling (the same deliveries POSTed to it
+ * straight from the bench, 50 in flight, as the worker sends them), the first attempt's p95, and
+ * finish_workflow_run with one subscription beside none. Expects the stack's database in
+ * SUPABASE_DB_URL. Figures: docs/webhooks.md, "Benchmarks"; docs/performance.md.
  */
 import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
-import { WebhookReceiver } from "../test/stand-ins/webhook-receiver.ts";
+import { type Arrival, WebhookReceiver } from "../test/stand-ins/webhook-receiver.ts";
+import { runLoad } from "./gamification/load.ts";
 import { createBenchWorkspace } from "./logs-webhooks/setup.ts";
-import { percentile, requiredEnv, verdict } from "./bench-support.ts";
+import { percentile, report, requiredEnv, verdict } from "./bench-support.ts";
 import { until } from "../test/helpers/until.ts";
 
 const SECRET = "whsec_bench_secret_0123456789abcdef";
 const THROUGHPUT_DELIVERIES = 10_000;
 const GOAL_PER_SECOND = 500;
 const GOAL_FIRST_ATTEMPT_P95_MS = 1_000;
+/** Attempts the worker keeps in flight (its batch size on the stack). */
+const IN_FLIGHT = 50;
 
 /** Runs `statement` as the service role, as the edge functions reach the database. */
 async function asServiceRole<T>(sql: Sql, statement: (tx: Sql) => Promise<T>): Promise<T> {
@@ -45,6 +51,21 @@ async function subscribe(sql: Sql, workflowId: string, url: string): Promise<voi
   await asServiceRole(sql, (tx) => tx`insert into public.webhook_subscriptions (workflow_id, url, secret) values (${workflowId}, ${url}, ${SECRET})`);
 }
 
+/**
+ * The receiver's own ceiling: the deliveries that arrived, POSTed to it again straight from the bench
+ * with the same headers and bodies, IN_FLIGHT at a time (the receiver verifies each signature again).
+ */
+async function receiverCeiling(receiver: WebhookReceiver, arrivals: Arrival[]): Promise<number> {
+  const requests = arrivals.map((arrival) => ({
+    method: "POST" as const, url: receiver.url("/ceiling"), token: "none",
+    headers: Object.fromEntries(["content-type", "service-event", "service-timestamp", "service-delivery-id", "idempotency-key", "service-signature"]
+      .map((name) => [name, arrival.headers[name]])),
+    body: arrival.json,
+  }));
+  await runLoad(requests.slice(0, 200), IN_FLIGHT);
+  return (await runLoad(requests, IN_FLIGHT)).perSecond;
+}
+
 /** Deliveries per second when 10,000 are waiting: from the first arrival to the last. */
 async function measureThroughput(sql: Sql, receiver: WebhookReceiver, workflowId: string): Promise<void> {
   await subscribe(sql, workflowId, receiver.url("/throughput"));
@@ -61,6 +82,12 @@ async function measureThroughput(sql: Sql, receiver: WebhookReceiver, workflowId
   console.log(`  ${verdict(perSecond >= GOAL_PER_SECOND)} ${THROUGHPUT_DELIVERIES.toLocaleString("en")} queued deliveries drained at ${perSecond.toFixed(0)}/s ` +
     `(goal ≥ ${GOAL_PER_SECOND}/s; first arrival ${arrivals[0].at - released} ms after the worker was enabled, last after ${((arrivals[arrivals.length - 1].at - released) / 1000).toFixed(1)} s); ` +
     `${distinct.toLocaleString("en")} distinct delivery ids, ${invalid} bad signatures`);
+  const ceiling = await receiverCeiling(receiver, arrivals);
+  console.log(`  · the receiver's ceiling: the same ${arrivals.length.toLocaleString("en")} deliveries POSTed straight from the bench, ${IN_FLIGHT} in flight: ${ceiling.toFixed(0)}/s`);
+  report({
+    bench: "webhooks", metric: `${THROUGHPUT_DELIVERIES.toLocaleString("en")} queued deliveries drained`, scale: `${IN_FLIGHT} in flight`, value: perSecond, unit: "deliveries/s",
+    higherIsBetter: true, baseline: { name: "bare POSTs to the receiver", value: ceiling }, goal: { text: `≥ ${GOAL_PER_SECOND}/s`, met: perSecond >= GOAL_PER_SECOND },
+  });
   await until("every delivery to be recorded", async () => {
     const [{ pending }] = await sql<{ pending: number }[]>`select count(*)::int as pending from public.webhook_deliveries where status <> 'delivered' and workflow_id = ${workflowId}`;
     return pending === 0;
@@ -87,6 +114,10 @@ async function measureLatency(sql: Sql, receiver: WebhookReceiver, workflowId: s
   const p95 = percentile(latencies, 0.95);
   console.log(`  ${verdict(p95 <= GOAL_FIRST_ATTEMPT_P95_MS)} first attempt after the run ended, ${executions.length} runs at 40/s: ` +
     `p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms (goal p95 ≤ ${GOAL_FIRST_ATTEMPT_P95_MS} ms)`);
+  report({
+    bench: "webhooks", metric: "first attempt after the run ended: p95", scale: `${executions.length} runs at 40/s`, value: p95, unit: "ms", higherIsBetter: false,
+    goal: { text: `p95 ≤ ${GOAL_FIRST_ATTEMPT_P95_MS} ms`, met: p95 <= GOAL_FIRST_ATTEMPT_P95_MS },
+  });
 }
 
 /** finish_workflow_run's latency (one call per transaction, as from an edge function) with `subscriptions` active subscriptions. */
@@ -120,6 +151,10 @@ export async function run(): Promise<void> {
     const costs = [await finishLatency(sql, none), await finishLatency(sql, one), await finishLatency(sql, five)];
     console.log(`  · finish_workflow_run round trip with 0 / 1 / 5 subscriptions: p50 ${costs.map((cost) => cost.p50.toFixed(2)).join(" / ")} ms, ` +
       `p95 ${costs.map((cost) => cost.p95.toFixed(2)).join(" / ")} ms (the outbox rows and messages are the whole difference; delivery itself happens after)`);
+    report({
+      bench: "webhooks", metric: "finish_workflow_run with 1 subscription: p50", scale: "one call a transaction", value: costs[1].p50, unit: "ms", higherIsBetter: false,
+      baseline: { name: "no subscription", value: costs[0].p50 },
+    });
   } finally {
     await receiver.stop();
     await sql.end();

@@ -8,15 +8,16 @@
  * Each request needs an `x-api-key` (401 without), has its query or path parsed here (400; an id
  * that is not a UUID names no log: 404), and is answered by one SQL function that authenticates
  * the key, spends a token of the logs rate limit, checks the key may read the workspace and reads
- * the page (docs/workflow-runs.md, "Calling the functions"). The answer carries the logs API's own
- * rate limit in X-RateLimit-Limit / -Remaining / -Reset (ISO), and Retry-After on a 429.
+ * the page, over the instance's service-role pool in one round trip (runs/service-calls.ts; a lost
+ * connection is a 503). The answer carries the logs API's own rate limit in X-RateLimit-Limit /
+ * -Remaining / -Reset (ISO), and Retry-After on a 429.
  */
 import type { Context, Hono } from "hono";
-import { type ServiceRpc, serviceRpc } from "../../db/service-rpc.ts";
 import { readParams, readQuery, validate } from "../../http/body.ts";
 import { HttpError } from "../../http/errors.ts";
 import { createRouter } from "../../http/routing.ts";
 import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
+import { callService, type ServiceCall } from "../runs/service-calls.ts";
 import { encodeCursor } from "./logs-cursor.ts";
 import { logIdPath, logsAnswer, logsArguments, logsQuery, pagePosition } from "./logs-schemas.ts";
 
@@ -25,7 +26,7 @@ export const LOGS_PREFIX = "/api/v1/logs";
 
 /** What the logs app is built from; tests may pass their own database access. */
 export interface LogsOptions {
-  rpc?: ServiceRpc;
+  rpc?: ServiceCall;
 }
 
 /** The X-API-Key of the request; the logs API takes no other credentials. */
@@ -39,7 +40,7 @@ function apiKeyOf(request: Request): string {
  * Calls a logs SQL function and answers with its body (reshaped by `render`) and the rate limit
  * headers, or throws its refusal as an HttpError carrying the same headers.
  */
-async function answer(rpc: ServiceRpc, fn: string, args: Record<string, unknown>, render: (body: Record<string, unknown>) => unknown = (body) => body): Promise<Response> {
+async function answer(rpc: ServiceCall, fn: string, args: Record<string, unknown>, render: (body: Record<string, unknown>) => unknown = (body) => body): Promise<Response> {
   const parsed = logsAnswer.safeParse(await rpc(fn, args));
   if (!parsed.success) {
     workflowLog.error("logs_unexpected_answer", { fn });
@@ -61,18 +62,19 @@ async function answer(rpc: ServiceRpc, fn: string, args: Record<string, unknown>
 }
 
 /** GET /api/v1/logs. */
-async function listLogs(c: Context, rpc: ServiceRpc): Promise<Response> {
+async function listLogs(c: Context, rpc: ServiceCall): Promise<Response> {
   const request = c.req.raw;
   const apiKey = apiKeyOf(request);
   const query = validate(logsQuery, readQuery(request, errors), "query", errors);
-  return await answer(rpc, "workflow_logs", logsArguments(apiKey, query), (body) => {
+  // The json variant: the answer arrives as text to parse either way, so jsonb would only add a conversion.
+  return await answer(rpc, "workflow_logs_json", logsArguments(apiKey, query), (body) => {
     const position = pagePosition.nullable().parse(body.nextCursor ?? null);
     return { ...body, nextCursor: position === null ? null : encodeCursor({ ...position, order: query.order }) };
   });
 }
 
 /** GET /api/v1/logs/{id} and /logs/executions/{executionId}: `fn` answers for the id in `param`. */
-async function oneLog(c: Context, rpc: ServiceRpc, fn: string, param: string, argument: string, what: string): Promise<Response> {
+async function oneLog(c: Context, rpc: ServiceCall, fn: string, param: string, argument: string, what: string): Promise<Response> {
   const request = c.req.raw;
   const apiKey = apiKeyOf(request);
   const value = readParams({ id: c.req.param(param) ?? "" }, errors);
@@ -82,7 +84,7 @@ async function oneLog(c: Context, rpc: ServiceRpc, fn: string, param: string, ar
 }
 
 /** The logs API as a Hono app, to mount at LOGS_PREFIX. */
-export function createLogsApp({ rpc = serviceRpc }: LogsOptions = {}): Hono {
+export function createLogsApp({ rpc = callService }: LogsOptions = {}): Hono {
   return createRouter(
     [
       { method: "GET", path: "/", handle: (c) => listLogs(c, rpc) },
