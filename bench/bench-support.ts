@@ -1,10 +1,21 @@
 /** What every bench module needs from its surroundings and from its samples (waits: test/helpers/until.ts). */
+import { SignJWT } from "jose";
 
 /** A variable `npm run bench` exports (the stack's URL and keys); fails saying how to run the bench otherwise. */
 export function requiredEnv(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the bench through \`npm run bench\`, which starts a stack and exports it.`);
   return value;
+}
+
+/** A signed-in user's session token, as the auth service would issue it (HS256 with the stack's JWT secret, 2 hours). */
+export function signedInToken(jwtSecret: string, userId: string): Promise<string> {
+  return new SignJWT({ role: "authenticated", aud: "authenticated", app_metadata: {}, user_metadata: {} })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(userId)
+    .setIssuedAt()
+    .setExpirationTime("2h")
+    .sign(new TextEncoder().encode(jwtSecret));
 }
 
 /** The sample at `fraction` (0.95 for p95) of samples sorted ascending; 0 when there are none. */

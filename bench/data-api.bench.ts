@@ -13,11 +13,10 @@
  * parameter (`(select has_role(…))`) makes the OR unusable for an index, so Postgres reads the
  * whole table for every such request: its cost grows with the table.
  */
-import { SignJWT } from "jose";
 import postgres, { type Sql } from "postgres";
 import { loadConfig } from "../platform/config.ts";
 import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";
-import { ascending, percentile, report, requiredEnv } from "./bench-support.ts";
+import { ascending, percentile, report, requiredEnv, signedInToken } from "./bench-support.ts";
 
 const TECHNICIANS = 1_000;
 const SIZES = [1_000, 100_000, 1_000_000];
@@ -101,13 +100,11 @@ async function plainSql(sql: Sql, count: number): Promise<{ perSecond: number; p
 export async function run(): Promise<void> {
   const gatewayUrl = requiredEnv("SUPABASE_URL");
   const anonKey = requiredEnv("SUPABASE_ANON_KEY");
-  const secret = new TextEncoder().encode(requiredEnv("SUPABASE_JWT_SECRET"));
+  const jwtSecret = requiredEnv("SUPABASE_JWT_SECRET");
   const config = loadConfig("bench");
   const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: CONCURRENCY, onnotice: () => {} });
   try {
-    const tokens = await Promise.all(Array.from({ length: TECHNICIANS }, (_, index) =>
-      new SignJWT({ role: "authenticated", aud: "authenticated" }).setProtectedHeader({ alg: "HS256", typ: "JWT" })
-        .setSubject(technicianId(index + 1)).setIssuedAt().setExpirationTime("2h").sign(secret)));
+    const tokens = await Promise.all(Array.from({ length: TECHNICIANS }, (_, index) => signedInToken(jwtSecret, technicianId(index + 1))));
     const requests = (base: string, count: number, filtered: boolean): PreparedRequest[] => Array.from({ length: count }, (_, index) => ({
       method: "GET",
       url: `${base}/proposals?select=${SELECT}${filtered ? `&technician_id=eq.${technicianId(1 + (index % TECHNICIANS))}` : ""}&order=created_at.desc&limit=20`,

@@ -14,9 +14,9 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.ts";
-import { denoBinary, functionEnvironment, IMPORT_MAP } from "../platform/functions-host/launch.ts";
+import { denoBinary, denoRunArguments, functionEnvironment } from "../platform/functions-host/launch.ts";
 import { waitForPort } from "../platform/process/ports.ts";
-import { describeLoad, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
+import { describeLoad, medianRun, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
 import { measureCpu, servicePids } from "./process-cpu.ts";
 import { report, requiredEnv } from "./bench-support.ts";
 
@@ -26,17 +26,9 @@ const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
 const ROUNDS = 3;
 const REQUESTS_PER_ROUND = 6_000;
 
-/** The median run of several, by throughput. */
-function median(results: LoadResult[]): LoadResult {
-  return [...results].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(results.length / 2)];
-}
-
 /** Starts the api function under a bare Deno.serve and resolves with its pid and a stop function. */
 async function startBareFunction(config: StackConfig, port: number): Promise<{ pid: number; stop: () => void }> {
-  const child = spawn(denoBinary(), [
-    "run", "--allow-all", "--no-prompt", "--no-lock", "--node-modules-dir=manual", `--import-map=${IMPORT_MAP}`,
-    join(PROJECT_ROOT, "bench", "bare-function-server.ts"),
-  ], {
+  const child = spawn(denoBinary(), denoRunArguments(join(PROJECT_ROOT, "bench", "bare-function-server.ts")), {
     cwd: PROJECT_ROOT,
     env: {
       PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1",
@@ -86,9 +78,9 @@ export async function run(): Promise<void> {
         cpu.functions += measured.cpuMs.functions;
         cpu.platform += measured.cpuMs.platform;
       }
-      const floor = median(results.bare);
-      const host = median(results.host);
-      const ours = median(results.gateway);
+      const floor = medianRun(results.bare);
+      const host = medianRun(results.host);
+      const ours = medianRun(results.gateway);
       const perRequest = (ms: number) => ((ms * 1000) / (ROUNDS * REQUESTS_PER_ROUND)).toFixed(0);
       console.log(`  ${String(concurrency).padStart(2)} in flight: bare Deno ${describeLoad(floor)}`);
       console.log(`               functions host ${describeLoad(host)}`);

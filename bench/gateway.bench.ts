@@ -6,14 +6,9 @@
  * The service-role key is used because a user's calls are capped at 200 a minute by design.
  */
 import { loadConfig } from "../platform/config.ts";
-import { describeLoad, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
+import { describeLoad, medianRun, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
 import { measureCpu, servicePids } from "./process-cpu.ts";
 import { report, requiredEnv } from "./bench-support.ts";
-
-/** The median run of several, by throughput. */
-function median(results: LoadResult[]): LoadResult {
-  return [...results].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(results.length / 2)];
-}
 
 /** Runs the gateway and bare PostgREST side by side at each concurrency and prints both with the ratio. */
 export async function run(): Promise<void> {
@@ -47,8 +42,8 @@ export async function run(): Promise<void> {
       gatewayCpu.platform += measured.cpuMs.platform;
       gatewayCpu.postgrest += measured.cpuMs.postgrest;
     }
-    const floor = median(bare);
-    const ours = median(gateway);
+    const floor = medianRun(bare);
+    const ours = medianRun(gateway);
     const perRequest = (ms: number) => ((ms * 1000) / (3 * sides.gateway.length)).toFixed(0);
     console.log(`  ${String(concurrency).padStart(2)} in flight: bare PostgREST ${describeLoad(floor)}`);
     console.log(`               through the gateway ${describeLoad(ours)}`);

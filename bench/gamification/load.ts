@@ -86,6 +86,11 @@ export async function runLoad(requests: PreparedRequest[], concurrency: number):
   };
 }
 
+/** The median of several runs of the same load, by throughput: alternating rounds leave noise to both sides. */
+export function medianRun(results: readonly LoadResult[]): LoadResult {
+  return [...results].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(results.length / 2)];
+}
+
 /** "1234/s, p50 3.1 ms, p95 7.9 ms, p99 12.0 ms, statuses {200: 1000}". */
 export function describeLoad(result: LoadResult): string {
   const statuses = Object.entries(result.statuses).map(([status, count]) => `${status}: ${count}`).join(", ");

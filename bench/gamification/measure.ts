@@ -3,10 +3,10 @@
  * (gateway → `api` edge function → Postgres), and the national position computed in
  * SQL alone, on the data set of data.ts.
  */
-import { SignJWT } from "jose";
 import type { Sql } from "postgres";
 import { technicianId, type Scale } from "./data.ts";
 import { runLoad, type LoadResult, type PreparedRequest } from "./load.ts";
+import { signedInToken } from "../bench-support.ts";
 import type { BoardEntry } from "../redis-baseline.ts";
 
 /** Stack coordinates, from the environment the bench runner exports. */
@@ -17,14 +17,9 @@ export interface Stack {
   scale: Scale;
 }
 
-/** A session token for bench technician `n`, as the auth service would issue it. */
-async function tokenFor(stack: Stack, n: number): Promise<string> {
-  return new SignJWT({ role: "authenticated", aud: "authenticated", app_metadata: {}, user_metadata: {} })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject(technicianId(n))
-    .setIssuedAt()
-    .setExpirationTime("2h")
-    .sign(new TextEncoder().encode(stack.jwtSecret));
+/** A session token for bench technician `n`. */
+function tokenFor(stack: Stack, n: number): Promise<string> {
+  return signedInToken(stack.jwtSecret, technicianId(n));
 }
 
 /** Deterministic spread of bench technicians (a multiplicative walk over 1..technicians). */

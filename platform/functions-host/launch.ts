@@ -93,19 +93,24 @@ export function denoBinary(): string {
   return existsSync(binary) ? binary : join(PROJECT_ROOT, "node_modules", ".bin", "deno");
 }
 
+/** `deno run` arguments for a module that serves function code: the host's permissions and import map. */
+export function denoRunArguments(entrypoint: string): string[] {
+  const args = ["run", "--allow-all", "--no-prompt", "--no-lock", "--node-modules-dir=manual"];
+  if (existsSync(IMPORT_MAP)) args.push(`--import-map=${IMPORT_MAP}`);
+  args.push(entrypoint);
+  return args;
+}
+
 /**
  * The edge-functions host on `ports.functions`, as a supervised service (ready once it listens). Bare
  * imports resolve through supabase/functions/import_map.json, the same map `supabase functions
  * serve` and deploy use; its `npm:` entries are served from node_modules, so nothing is downloaded.
  */
 export function functionsHostService(config: StackConfig): ServiceDefinition {
-  const args = ["run", "--allow-all", "--no-prompt", "--no-lock", "--node-modules-dir=manual"];
-  if (existsSync(IMPORT_MAP)) args.push(`--import-map=${IMPORT_MAP}`);
-  args.push(join(PROJECT_ROOT, "platform", "functions-host", "main.ts"));
   return processService(config, {
     name: "functions",
     command: denoBinary(),
-    args,
+    args: denoRunArguments(join(PROJECT_ROOT, "platform", "functions-host", "main.ts")),
     env: { [HOST_CONFIG_VARIABLE]: JSON.stringify(hostConfig(config)), DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
     ready: () => waitForPort(config.ports.functions, "The functions host", 60_000),
   });
