@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { serve } from "@hono/node-server";
 import { createAuthService } from "./auth/app.ts";
+import { answerClientErrors } from "./client-errors.ts";
 import { loadConfig } from "./config.ts";
 import { FUNCTIONS_EGRESS_ADDRESS } from "./functions-host/host-config.ts";
 import { BODY_LIMITS, createGateway } from "./gateway/app.ts";
@@ -38,7 +39,9 @@ async function main(): Promise<void> {
     trustedProxies: TrustedProxies.parse(config.trustedProxies, "ORBITA_TRUSTED_PROXIES").add(FUNCTIONS_EGRESS_ADDRESS),
   });
 
-  const gatewayServer = createServer(gateway).listen(config.ports.gateway, "127.0.0.1");
+  const gatewayServer = createServer(gateway);
+  answerClientErrors(gatewayServer);
+  gatewayServer.listen(config.ports.gateway, "127.0.0.1");
   const mailServer = serve({ hostname: "127.0.0.1", port: config.ports.mail, fetch: mail.fetch });
   const servers: Closable[] = [gatewayServer, mailServer];
   const workers = startQueueWorkers(config);
