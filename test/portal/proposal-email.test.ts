@@ -114,10 +114,11 @@ describe("send-proposal-email to anyone but the customer", () => {
 });
 
 describe("send-proposal-email refusals", () => {
-  it("another technician gets 403 and nothing is sent", async () => {
+  it("another technician gets the 404 of a proposal that does not exist, and nothing is sent", async () => {
     const before = (await caughtFor(fixture.customer.email)).length;
     const response = await send(otherTechnician.accessToken, fixture.proposal.id, fixture.customer.email);
-    expect(response.status).toBe(403);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: "proposal_not_found", message: `No proposal ${fixture.proposal.id}` } });
     expect(await caughtFor(fixture.customer.email)).toHaveLength(before);
   });
   it("a proposal that is no longer pending is 409", async () => {

@@ -100,10 +100,10 @@ describe("generate-proposal-pdf", () => {
 });
 
 describe("generate-proposal-pdf refusals", () => {
-  it("another technician gets 403", async () => {
+  it("another technician gets exactly the 404 of a proposal that does not exist", async () => {
     const response = await generate(otherTechnician.accessToken);
-    expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: { code: "forbidden", message: "Only the proposal's technician or an admin may do this" } });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: "proposal_not_found", message: `No proposal ${fixture.proposal.id}` } });
   });
   it("the anon key alone gets 401, and no token at all too", async () => {
     const anon = await generate(env.anonKey);

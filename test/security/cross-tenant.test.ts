@@ -335,8 +335,11 @@ describe("another tenant's ids over HTTP", () => {
     const download = await send("GET", `/storage/v1/object/proposal-pdfs/${a.pdfPath}`, headers);
     const listing = await send("POST", "/storage/v1/object/list/proposal-pdfs", headers, { prefix: a.pdfPath.split("/")[0], limit: 100 });
     const signed = await send("POST", `/storage/v1/object/sign/proposal-pdfs/${a.pdfPath}`, headers, { expiresIn: 60 });
-    // 403 forbidden, as docs/proposals-portal.md documents (a random id is 404 proposal_not_found).
-    expect([pdf.status, mail.status]).toEqual([403, 403]);
+    // Exactly what a random id gets, so A's proposal is not even confirmed to exist.
+    const unknown = crypto.randomUUID();
+    const random = await send("POST", "/functions/v1/generate-proposal-pdf", headers, { proposalId: unknown });
+    expect([pdf.status, mail.status, random.status]).toEqual([404, 404, 404]);
+    expect([pdf.text, mail.text]).toEqual([random.text, random.text].map((text) => text.replace(unknown, a.proposalId)));
     expect(download.status).toBeGreaterThanOrEqual(400);
     expect(signed.status).toBeGreaterThanOrEqual(400);
     expect(listing.text).not.toContain(a.proposalId);

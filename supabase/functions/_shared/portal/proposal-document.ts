@@ -37,17 +37,17 @@ const SELECT = `id, code, status, technician_id, monthly_value, contract_months,
   profiles (full_name, email)`;
 
 /**
- * Loads a proposal for a caller who asks to print or send it: 404 when it does not exist, 403
- * unless the caller is its technician or an admin. Read with the service role so that "not yours"
- * and "does not exist" can be told apart, which the caller's own RLS view cannot do.
+ * Loads a proposal for a caller who asks to print or send it: 404 unless it exists and the caller
+ * is its technician or an admin. Someone else's proposal gets the very answer a missing one does,
+ * as RLS gives it, so an id's existence is never confirmed. Read with the service role because the
+ * document needs the approval token, a column no API role may read.
  */
 export async function loadProposalForCaller(service: SupabaseClient, caller: Caller, proposalId: string): Promise<ProposalDocument> {
   const { data, error } = await service.from("proposals").select(SELECT).eq("id", proposalId).maybeSingle();
   if (error) throw new HttpError(502, "database_error", error.message);
-  if (!data) throw new HttpError(404, "proposal_not_found", `No proposal ${proposalId}`);
+  const notFound = new HttpError(404, "proposal_not_found", `No proposal ${proposalId}`);
+  if (!data) throw notFound;
   const proposal = proposalDocumentSchema.parse(data);
-  if (proposal.technician_id !== caller.userId && !isAdministrator(await rolesOf(caller.client, caller.userId))) {
-    throw new HttpError(403, "forbidden", "Only the proposal's technician or an admin may do this");
-  }
+  if (proposal.technician_id !== caller.userId && !isAdministrator(await rolesOf(caller.client, caller.userId))) throw notFound;
   return proposal;
 }
