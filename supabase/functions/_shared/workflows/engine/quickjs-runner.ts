@@ -7,15 +7,18 @@
  *  - a stop check: an interrupt handler asks `stopReason()` as the interpreter runs, so
  *    `while(true){}` ends at the deadline (SANDBOX_TIMEOUT) or when the run is cancelled
  *    (CANCELLED);
- *  - a memory limit enforced by QuickJS's allocator, so a memory bomb ends with
- *    SANDBOX_MEMORY_LIMIT instead of exhausting the host;
+ *  - a memory limit, so a memory bomb ends with SANDBOX_MEMORY_LIMIT instead of exhausting the
+ *    host. QuickJS's own limit is set, but in this WebAssembly build (no malloc_usable_size) it
+ *    counts allocations rather than their bytes, and an ArrayBuffer's bytes escaped it. The hard
+ *    bound is the module's WebAssembly memory, which cannot grow past the call's limit plus the
+ *    engine's base (see loadQuickJS); an allocation past it fails as "out of memory";
  *  - no host access: only the ECMAScript built-ins plus a `console` that collects text. There is no
  *    `process`, `Deno`, `fetch`, `require`, module loader, file or network API.
  *
  * Values cross the boundary as JSON text in both directions, so no host object is ever reachable
  * from inside, and the outcome is plain data that can be posted to another thread or sent over HTTP.
  */
-import { newQuickJSWASMModule, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten";
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten";
 import type { WorkflowErrorCode } from "./errors.ts";
 import { describeChars } from "./limits.ts";
 
@@ -55,9 +58,33 @@ const STACK_BYTES = 256 * 1024;
 /** Printed output kept per call; the rest is dropped with a marker. */
 export const MAX_STDOUT_CHARS = 64 * 1024;
 
-/** Loads the QuickJS WebAssembly module (from the installed npm package, through `node:fs`). */
-export function loadQuickJS(): Promise<QuickJSWASMModule> {
-  return newQuickJSWASMModule();
+/** A WebAssembly memory page. */
+const PAGE_BYTES = 64 * 1024;
+/** The memory the QuickJS build starts with (256 pages, its declared minimum). */
+export const ENGINE_BASE_BYTES = 16 * 1024 * 1024;
+
+/** A loaded module and the per-call memory limit its WebAssembly memory was sized for. */
+export interface SizedModule {
+  memoryBytes: number;
+  module: Promise<QuickJSWASMModule>;
+}
+
+/**
+ * Loads the QuickJS WebAssembly module (from the installed npm package, through `node:fs`) with a
+ * memory that may grow to `memoryBytes` past the engine's base and no further. Memory a finished
+ * call freed is reused by the next, so one module serves every call with the same limit.
+ */
+export function loadQuickJS(memoryBytes: number): SizedModule {
+  const memory = new WebAssembly.Memory({
+    initial: ENGINE_BASE_BYTES / PAGE_BYTES,
+    maximum: Math.ceil((ENGINE_BASE_BYTES + memoryBytes) / PAGE_BYTES),
+  });
+  return { memoryBytes, module: newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory })) };
+}
+
+/** `current` when its memory was sized for `memoryBytes`, otherwise a module sized for it. */
+export function moduleFor(current: SizedModule | null, memoryBytes: number): SizedModule {
+  return current?.memoryBytes === memoryBytes ? current : loadQuickJS(memoryBytes);
 }
 
 /** A failure of the user's code, as an outcome rather than an exception. */
@@ -87,14 +114,25 @@ function errorDetails(vm: QuickJSContext, handle: QuickJSHandle): CodeErrorDetai
   return { name: "Error", message: `uncaught ${typeof dumped === "string" ? JSON.stringify(dumped) : String(dumped)}` };
 }
 
+function memoryLimitFailure(call: SandboxCall): CodeFailure {
+  return new CodeFailure("SANDBOX_MEMORY_LIMIT", `the code ran past its memory limit (${Math.round(call.memoryBytes / 1024 / 1024)} MiB) and was stopped`);
+}
+
+/**
+ * Whether the module's memory is (all but) used up. When it is, QuickJS cannot even allocate the
+ * "out of memory" error and throws null instead: the failure is the memory limit all the same.
+ */
+function memoryExhausted(module: QuickJSWASMModule, call: SandboxCall): boolean {
+  const maximum = Math.ceil((ENGINE_BASE_BYTES + call.memoryBytes) / PAGE_BYTES) * PAGE_BYTES;
+  return module.getWasmMemory().buffer.byteLength > maximum - 1024 * 1024;
+}
+
 function failure(details: CodeErrorDetails, call: SandboxCall, stopped: "timeout" | "cancelled" | null): CodeFailure {
   if (details.name === "InternalError" && details.message === "interrupted") {
     if (stopped === "cancelled") return new CodeFailure("CANCELLED", "the run was cancelled while the code ran, and the code was stopped");
     return new CodeFailure("SANDBOX_TIMEOUT", "the code ran past its time limit and was stopped");
   }
-  if (/out of memory/i.test(details.message)) {
-    return new CodeFailure("SANDBOX_MEMORY_LIMIT", `the code ran past its memory limit (${Math.round(call.memoryBytes / 1024 / 1024)} MiB) and was stopped`);
-  }
+  if (/out of memory/i.test(details.message)) return memoryLimitFailure(call);
   const where = details.line !== undefined ? ` (line ${details.line})` : "";
   return new CodeFailure("BLOCK_FAILED", `${details.name}: ${details.message}${where}`);
 }
@@ -202,7 +240,8 @@ export function runQuickJS(module: QuickJSWASMModule, call: SandboxCall, stopRea
       outcome = { ok: true, resultJson: evaluate(vm, call, stdout, () => stopped), stdout: stdout.join("\n") };
     } catch (error) {
       if (!(error instanceof CodeFailure)) throw error;
-      outcome = { ok: false, code: error.code, message: error.message };
+      const cause = error.code === "BLOCK_FAILED" && memoryExhausted(module, call) ? memoryLimitFailure(call) : error;
+      outcome = { ok: false, code: cause.code, message: cause.message };
     }
     try {
       vm.dispose();
@@ -216,6 +255,8 @@ export function runQuickJS(module: QuickJSWASMModule, call: SandboxCall, stopRea
     // Anything else is the engine itself failing (for example a WebAssembly trap): never reuse it.
     return { ok: false, code: "BLOCK_FAILED", message: `the sandbox failed and was reset: ${error instanceof Error ? error.message : String(error)}`, resetEngine: true };
   }
-  if (!outcome.ok && outcome.code === "SANDBOX_MEMORY_LIMIT") resetEngine = true;
+  // WebAssembly memory never shrinks: a module this call filled goes, so that at the start of every
+  // call the memory is below its last megabyte, and filling it means this call used it.
+  if ((!outcome.ok && outcome.code === "SANDBOX_MEMORY_LIMIT") || memoryExhausted(module, call)) resetEngine = true;
   return resetEngine ? { ...outcome, resetEngine } : outcome;
 }

@@ -5,8 +5,8 @@
  * handler reads, so a cancellation reaches code that never yields. The thread itself has no other
  * job: whatever the code does, only this thread is busy.
  */
-import type { QuickJSWASMModule } from "quickjs-emscripten";
-import { loadQuickJS, runQuickJS, type SandboxCall, type SandboxOutcome } from "./quickjs-runner.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "./sandbox.ts";
+import { loadQuickJS, moduleFor, runQuickJS, type SandboxCall, type SandboxOutcome, type SizedModule } from "./quickjs-runner.ts";
 
 /** Messages from the pool to a thread. */
 export type ToSandboxThread =
@@ -30,13 +30,13 @@ export interface SandboxThreadPort {
 /** Serves calls from the pool on `port` until the thread is terminated. */
 export function serveSandboxThread(port: SandboxThreadPort): void {
   let control: Int32Array | null = null;
-  let module: Promise<QuickJSWASMModule> | null = null;
+  let sized: SizedModule | null = null;
 
   async function run(id: number, call: SandboxCall): Promise<void> {
     let outcome: SandboxOutcome;
     try {
-      module ??= loadQuickJS();
-      const loaded = await module;
+      sized = moduleFor(sized, call.memoryBytes);
+      const loaded = await sized.module;
       outcome = runQuickJS(loaded, call, () => {
         if (control !== null && Atomics.load(control, 0) !== 0) return "cancelled";
         return Date.now() > call.deadline ? "timeout" : null;
@@ -50,9 +50,10 @@ export function serveSandboxThread(port: SandboxThreadPort): void {
   port.onmessage = ({ data }) => {
     if (data.type === "init") {
       control = data.control ? new Int32Array(data.control) : null;
-      module ??= loadQuickJS();
+      // Most calls use the default limit: have its module ready before the first arrives.
+      sized ??= loadQuickJS(DEFAULT_SANDBOX_MEMORY_BYTES);
       // A failed load is reported by the first call that needs the module.
-      module.catch(() => {});
+      sized.module.catch(() => {});
     } else {
       void run(data.id, data.call);
     }

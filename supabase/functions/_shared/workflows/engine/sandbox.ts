@@ -8,7 +8,7 @@
 import type { QuickJSWASMModule } from "quickjs-emscripten";
 import { WorkflowError } from "./errors.ts";
 import { MAX_BLOCK_OUTPUT_CHARS } from "./limits.ts";
-import { loadQuickJS, runQuickJS, type SandboxCall, type SandboxKind, type SandboxOutcome, type StopCheck } from "./quickjs-runner.ts";
+import { moduleFor, runQuickJS, type SizedModule, type SandboxCall, type SandboxKind, type SandboxOutcome, type StopCheck } from "./quickjs-runner.ts";
 
 export type { SandboxKind };
 
@@ -67,18 +67,24 @@ export function refuseEarly(request: SandboxRequest): void {
   if (Date.now() > request.deadline) throw new WorkflowError("SANDBOX_TIMEOUT", "the code had no time left to run");
 }
 
-let inlineModule: Promise<QuickJSWASMModule> | null = null;
+let inlineModule: SizedModule | null = null;
 
 /**
- * Runs one call on the calling thread. The WebAssembly module loads once per process; a call that
- * breaks it (a trap, a memory bomb) discards it, and the next call loads a fresh one.
+ * Runs one call on the calling thread. The WebAssembly module loads once per process and memory
+ * limit; a call that breaks it (a trap, a memory bomb) discards it, and the next call loads a
+ * fresh one.
  */
 export async function runInline(call: SandboxCall, stopReason: StopCheck): Promise<SandboxOutcome> {
-  inlineModule ??= loadQuickJS().catch((error: unknown) => {
+  const sized = moduleFor(inlineModule, call.memoryBytes);
+  inlineModule = sized;
+  let module: QuickJSWASMModule;
+  try {
+    module = await sized.module;
+  } catch (error) {
     inlineModule = null;
     throw error;
-  });
-  const outcome = runQuickJS(await inlineModule, call, stopReason);
+  }
+  const outcome = runQuickJS(module, call, stopReason);
   if (outcome.resetEngine) inlineModule = null;
   return outcome;
 }
