@@ -62,6 +62,14 @@ describe("the QuickJS sandbox", () => {
     expect(error.code).toBe("SANDBOX_MEMORY_LIMIT");
   });
 
+  it("holds typed arrays to the memory limit, counting their bytes, and runs the next call afresh", async () => {
+    // 24 MiB of arrays fit a 64 MiB limit and not an 8 MiB one (plus the engine's 16 MiB base).
+    const source = "const items = []; for (let i = 0; i < 384; i++) items.push(new Float64Array(8192)); return items.length;";
+    expect((await run(source, { memoryBytes: 64 * 1024 * 1024 })).value).toBe(384);
+    expect((await failureOf(run(source, { memoryBytes: 8 * 1024 * 1024 }))).code).toBe("SANDBOX_MEMORY_LIMIT");
+    expect((await run("return 2 + 2;", { memoryBytes: 8 * 1024 * 1024 })).value).toBe(4);
+  });
+
   it("stops a huge string allocation at the memory limit", async () => {
     const error = await failureOf(run("return 'x'.repeat(64 * 1024 * 1024).length;", { memoryBytes: 8 * 1024 * 1024 }));
     expect(["SANDBOX_MEMORY_LIMIT", "BLOCK_FAILED"]).toContain(error.code);
