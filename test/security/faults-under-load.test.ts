@@ -223,10 +223,12 @@ describe("faults under mixed load", () => {
       return [];
     });
     expect(wrong).toEqual([]);
-    // Known (docs/security.md): a queued run that loses its database connection mid-run ends failed
-    // (BLOCK_FAILED "The database connection was lost") instead of being run again; shown, not failed.
-    const lost = recorded.filter((row) => row.status === "failed").map((row) => `${row.key}: ${row.error} (attempt ${row.attempt})`);
-    if (lost.length > 0) console.log(`faults under load: runs that ended failed: ${lost.join("; ")}`);
+    // A queued run is never given up for a fault: the one it met sends it back to the queue, and a
+    // later attempt completes it. (A synchronous run cut off mid-run ends failed: its client was told.)
+    const lost = recorded.filter((row) => row.key.startsWith("async-") && row.status !== "completed").map((row) => `${row.key}: ${row.status} ${row.error} (attempt ${row.attempt})`);
+    expect(lost).toEqual([]);
+    const failedSync = recorded.filter((row) => row.status === "failed").map((row) => `${row.key}: ${row.error} (attempt ${row.attempt})`);
+    if (failedSync.length > 0) console.log(`faults under load: synchronous runs cut off: ${failedSync.join("; ")}`);
     // Nothing of the load is left running.
     const [{ open }] = await sql<{ open: number }[]>`select count(*)::int as open from public.workflow_executions where workflow_id = ${WORKFLOW} and status in ('queued', 'running')`;
     expect(open).toBe(0);

@@ -8,6 +8,8 @@
  * - a durable run killed after the second of its four API blocks has completed resumes from its
  *   checkpoints: each block's call to a local counter server happens exactly once over the run
  *   (docs/workflow-runs.md, "Durable async runs");
+ * - a queued run whose checkpoint cannot be written (its database connections terminated) lets go
+ *   of the run, which goes back to the queue and completes, instead of ending failed;
  * - the `api` function keeps serving while its database connections are terminated under it
  *   (pg_terminate_backend): requests caught by the loss answer 503 DATABASE_UNAVAILABLE with
  *   Retry-After, or succeed, and none gets the functions host's WORKER_ERROR, which is what a
@@ -131,6 +133,35 @@ describe("a worker killed mid-run", () => {
     const [{ charges }] = await sql<{ charges: number }[]>`select count(*)::int as charges from public.usage_ledger where execution_id = ${executionId}`;
     expect(charges).toBe(1);
     expect((await runState(sql, executionId)).checkpoints).toEqual([]);
+  }, 150_000);
+
+  it("sends a queued run whose checkpoint cannot be written back to the queue, and completes it", async () => {
+    counter.hits.clear();
+    const queued = await fetch(`${config.apiUrl}/api/workflows/${stepsId}/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "X-Execution-Mode": "async", "content-type": "application/json" }, body: "{}" });
+    expect(queued.status).toBe(202);
+    const { executionId } = (await queued.json()) as { executionId: string };
+    await until("the second block's checkpoint", async () => (await runState(sql, executionId)).checkpoints.includes("s2"), WAIT_MS);
+    // Over the end of the 5 s Wait, for 2.5 s (well inside the 4 s lease), the worker's database
+    // connections are terminated as fast as they open: the Wait's checkpoint cannot be written.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    let terminated = 0;
+    const stormEnds = Date.now() + 2_500;
+    while (Date.now() < stormEnds) {
+      const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where application_name = 'orbita-edge-function' and pid <> pg_backend_pid()`;
+      for (const { pid } of rows) await sql`select pg_terminate_backend(${pid})`;
+      terminated += rows.length;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(terminated).toBeGreaterThan(0);
+
+    await until("the run to end", async () => !["running", "queued"].includes((await runState(sql, executionId)).status), 90_000);
+    const [run] = await sql<{ status: string; attempt: number; output: unknown }[]>`select status::text, attempt, output from public.workflow_executions where id = ${executionId}`;
+    expect(run).toMatchObject({ status: "completed", output: { status: 200, data: { name: "s4", count: 1 } } });
+    expect(run.attempt).toBeGreaterThanOrEqual(2);
+    // Steps 1 and 2 were checkpointed before the loss: the attempt that completes the run replays them.
+    expect([counter.hits.get("s1"), counter.hits.get("s2"), counter.hits.get("s4")]).toEqual([1, 1, 1]);
+    const [{ charges }] = await sql<{ charges: number }[]>`select count(*)::int as charges from public.usage_ledger where execution_id = ${executionId}`;
+    expect(charges).toBe(1);
   }, 150_000);
 
   it("leaves the api worker serving while its database connections are terminated", async () => {

@@ -19,6 +19,7 @@
 import type { TriggerKind } from "../engine/context.ts";
 import { executeWorkflow } from "../engine/execute.ts";
 import { WorkflowError } from "../engine/errors.ts";
+import { HttpError } from "../../http/errors.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { Heartbeat, RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
@@ -105,6 +106,9 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
     await finishRun(services.call, run.executionId, endingOf(result, files.files));
   } catch (error) {
     services.log("async_run_failed", { executionId: run.executionId, attempt: run.attempt, error });
+    // A lost database connection (a 503 of ours) is no failure of the run: it is left to its lease,
+    // and the sweeper queues it again; the next attempt resumes from the checkpoints.
+    if (error instanceof HttpError && error.status === 503) return;
     await finishRun(services.call, run.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
   } finally {
     stop();

@@ -30,8 +30,10 @@ const RECORD_ATTEMPTS = 3;
 
 /**
  * The Durability of a claimed run. A checkpoint the database refuses because another attempt holds
- * the run (or it ended) calls `onLost` and stops the run; a lost connection is retried; text jsonb
- * cannot store is replaced, as finishRun does.
+ * the run (or it ended) calls `onLost` and stops the run; a lost connection is retried, and when it
+ * stays lost the attempt lets go of the run the same way: it is not ended, so when its lease runs
+ * out the sweeper queues it again and the next attempt resumes from the last checkpoint, as after a
+ * worker that died. Text jsonb cannot store is replaced, as finishRun does.
  */
 export function durabilityOf(call: ServiceCall, run: RunPayload, parkAfter: number, onLost: () => void): Durability {
   return {
@@ -47,8 +49,11 @@ export function durabilityOf(call: ServiceCall, run: RunPayload, parkAfter: numb
           throw new WorkflowError("CANCELLED", "another attempt took the run over, or it ended");
         } catch (error) {
           if (UNSTORABLE_CODES.has(String((error as { code?: unknown }).code))) sent = storableCopy(sent);
-          else if (!(error instanceof HttpError && error.status === 503) || attempt >= RECORD_ATTEMPTS) throw error;
-          else await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+          else if (!(error instanceof HttpError && error.status === 503)) throw error;
+          else if (attempt >= RECORD_ATTEMPTS) {
+            onLost();
+            throw new WorkflowError("CANCELLED", "the database connection was lost; the run goes back to the queue");
+          } else await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
         }
       }
     },
