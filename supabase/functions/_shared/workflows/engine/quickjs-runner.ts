@@ -128,7 +128,9 @@ function memoryExhausted(module: QuickJSWASMModule, call: SandboxCall): boolean 
 }
 
 function failure(details: CodeErrorDetails, call: SandboxCall, stopped: "timeout" | "cancelled" | null): CodeFailure {
-  if (details.name === "InternalError" && details.message === "interrupted") {
+  // Once the interrupt handler has stopped the code, whatever error follows is that stop's doing
+  // (an interrupted job queue can surface as a TypeError or as a promise left pending).
+  if (stopped !== null) {
     if (stopped === "cancelled") return new CodeFailure("CANCELLED", "the run was cancelled while the code ran, and the code was stopped");
     return new CodeFailure("SANDBOX_TIMEOUT", "the code ran past its time limit and was stopped");
   }
@@ -200,6 +202,7 @@ function evaluate(vm: QuickJSContext, call: SandboxCall, stdout: string[], stopp
         throw failure(details, call, stopped());
       }
       const state = vm.getPromiseState(handle);
+      if (state.type === "pending" && stopped() !== null) throw failure({ name: "InternalError", message: "interrupted" }, call, stopped());
       if (state.type === "pending") throw new CodeFailure("BLOCK_FAILED", "the code awaited something that never settles (there are no timers or network in the sandbox)");
       if (state.type === "rejected") {
         const details = errorDetails(vm, state.error);

@@ -75,6 +75,11 @@ describe("the QuickJS sandbox", () => {
     expect(["SANDBOX_MEMORY_LIMIT", "BLOCK_FAILED"]).toContain(error.code);
   });
 
+  it("reports a microtask loop stopped at the deadline as a timeout, not as a promise that never settles", async () => {
+    const error = await failureOf(run("for (;;) await null;", { timeoutMs: 200 }));
+    expect(error.code).toBe("SANDBOX_TIMEOUT");
+  });
+
   it("reports runaway recursion as a block failure", async () => {
     const error = await failureOf(run("function f() { return f() + 1; } return f();"));
     expect(error.code).toBe("BLOCK_FAILED");
