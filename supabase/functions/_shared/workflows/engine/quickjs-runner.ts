@@ -118,10 +118,7 @@ function memoryLimitFailure(call: SandboxCall): CodeFailure {
   return new CodeFailure("SANDBOX_MEMORY_LIMIT", `the code ran past its memory limit (${Math.round(call.memoryBytes / 1024 / 1024)} MiB) and was stopped`);
 }
 
-/**
- * Whether the module's memory is (all but) used up. When it is, QuickJS cannot even allocate the
- * "out of memory" error and throws null instead: the failure is the memory limit all the same.
- */
+/** Whether the module's memory has grown to (all but) its maximum. */
 function memoryExhausted(module: QuickJSWASMModule, call: SandboxCall): boolean {
   const maximum = Math.ceil((ENGINE_BASE_BYTES + call.memoryBytes) / PAGE_BYTES) * PAGE_BYTES;
   return module.getWasmMemory().buffer.byteLength > maximum - 1024 * 1024;
@@ -228,6 +225,7 @@ export function runQuickJS(module: QuickJSWASMModule, call: SandboxCall, stopRea
   if (Date.now() > call.deadline) return { ok: false, code: "SANDBOX_TIMEOUT", message: "the code had no time left to run" };
   let stopped: "timeout" | "cancelled" | null = null;
   let outcome: SandboxOutcome;
+  const startBytes = module.getWasmMemory().buffer.byteLength;
   let resetEngine = false;
   try {
     const runtime = module.newRuntime();
@@ -243,7 +241,10 @@ export function runQuickJS(module: QuickJSWASMModule, call: SandboxCall, stopRea
       outcome = { ok: true, resultJson: evaluate(vm, call, stdout, () => stopped), stdout: stdout.join("\n") };
     } catch (error) {
       if (!(error instanceof CodeFailure)) throw error;
-      const cause = error.code === "BLOCK_FAILED" && memoryExhausted(module, call) ? memoryLimitFailure(call) : error;
+      // A memory this call grew to its maximum leaves QuickJS unable to allocate even the "out of
+      // memory" error, so it throws null instead: the failure is the memory limit all the same.
+      const grewToLimit = module.getWasmMemory().buffer.byteLength > startBytes && memoryExhausted(module, call);
+      const cause = error.code === "BLOCK_FAILED" && grewToLimit ? memoryLimitFailure(call) : error;
       outcome = { ok: false, code: cause.code, message: cause.message };
     }
     try {

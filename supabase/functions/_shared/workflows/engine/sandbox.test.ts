@@ -70,6 +70,14 @@ describe("the QuickJS sandbox", () => {
     expect((await run("return 2 + 2;", { memoryBytes: 8 * 1024 * 1024 })).value).toBe(4);
   });
 
+  it("tells a memory bomb from the ordinary failure of a call that waited for the same engine", async () => {
+    // Both calls wait for a module of a limit no other test uses; the bomb runs first and breaks it.
+    const options = { memoryBytes: 12 * 1024 * 1024 };
+    const bomb = failureOf(run("const items = []; while (true) items.push(new Float64Array(8192));", options));
+    const ordinary = failureOf(run("return { toJSON() { throw new Error('no'); } };", options));
+    expect([(await bomb).code, (await ordinary).code]).toEqual(["SANDBOX_MEMORY_LIMIT", "BLOCK_FAILED"]);
+  });
+
   it("stops a huge string allocation at the memory limit", async () => {
     const error = await failureOf(run("return 'x'.repeat(64 * 1024 * 1024).length;", { memoryBytes: 8 * 1024 * 1024 }));
     expect(["SANDBOX_MEMORY_LIMIT", "BLOCK_FAILED"]).toContain(error.code);

@@ -68,6 +68,8 @@ export function refuseEarly(request: SandboxRequest): void {
 }
 
 let inlineModule: SizedModule | null = null;
+/** Modules a call broke: a call that was still waiting for one of them takes a fresh one. */
+const discarded = new WeakSet<SizedModule>();
 
 /**
  * Runs one call on the calling thread. The WebAssembly module loads once per process and memory
@@ -75,18 +77,24 @@ let inlineModule: SizedModule | null = null;
  * fresh one.
  */
 export async function runInline(call: SandboxCall, stopReason: StopCheck): Promise<SandboxOutcome> {
-  const sized = moduleFor(inlineModule, call.memoryBytes);
-  inlineModule = sized;
-  let module: QuickJSWASMModule;
-  try {
-    module = await sized.module;
-  } catch (error) {
-    inlineModule = null;
-    throw error;
+  for (;;) {
+    const sized = moduleFor(inlineModule, call.memoryBytes);
+    inlineModule = sized;
+    let module: QuickJSWASMModule;
+    try {
+      module = await sized.module;
+    } catch (error) {
+      if (inlineModule === sized) inlineModule = null;
+      throw error;
+    }
+    if (discarded.has(sized)) continue;
+    const outcome = runQuickJS(module, call, stopReason);
+    if (outcome.resetEngine) {
+      discarded.add(sized);
+      if (inlineModule === sized) inlineModule = null;
+    }
+    return outcome;
   }
-  const outcome = runQuickJS(module, call, stopReason);
-  if (outcome.resetEngine) inlineModule = null;
-  return outcome;
 }
 
 /**
