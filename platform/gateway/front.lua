@@ -23,9 +23,10 @@ local function nowMs()
   return now.sec * 1000 + math.floor(now.usec / 1000)
 end
 
--- A request header as node reads it: repeated headers joined with ", ", nil when absent.
-local function header(txn, name)
-  local values = txn.http:req_get_headers()[name]
+-- A request header from the request's header table (read once per request): repeated headers
+-- joined with ", " as node reads them, nil when absent.
+local function header(headers, name)
+  local values = headers[name]
   if values == nil or values[0] == nil then return nil end
   local joined = values[0]
   local index = 1
@@ -159,11 +160,11 @@ end
 -- Then X-Forwarded-For is read from the right, skipping trusted proxies, and the first address
 -- that is not one is the client; entries further left were written by the client and prove
 -- nothing. A malformed entry ends the walk at the last good one.
-local function clientAddress(txn)
+local function clientAddress(txn, headers)
   local client = unmapped(txn.f:src())
   if not isTrusted(client) then return client end
   local hops = {}
-  for hop in (header(txn, "x-forwarded-for") or ""):gmatch("[^,]+") do
+  for hop in (header(headers, "x-forwarded-for") or ""):gmatch("[^,]+") do
     hop = hop:match("^%s*(.-)%s*$")
     if hop ~= "" then hops[#hops + 1] = hop end
   end
@@ -202,17 +203,19 @@ end
 core.register_action("orbita_gateway", { "http-req" }, function(txn)
   local method = txn.f:method()
   local path = txn.f:path() or "/"
-  local requestId = header(txn, "x-request-id") or txn.f:uuid()
+  local headers = txn.http:req_get_headers()
+  local requestId = header(headers, "x-request-id") or txn.f:uuid()
   txn:set_var("txn.request_id", requestId)
-  local hostname = (header(txn, "host") or ""):lower():gsub(":%d+$", "")
+  local host = header(headers, "host")
+  local hostname = (host or ""):lower():gsub(":%d+$", "")
   local upstream, upstreamPath, translateKeys = route(path, hostname)
   if upstream == nil then return refuse(txn, settings.answers.noRoute) end
   local answers = settings.answers[upstream]
   -- Edge functions answer their own preflights on Supabase; Kong answers the other services'.
   if method == "OPTIONS" and upstream ~= "functions" then return refuse(txn, settings.answers.preflight) end
 
-  local authorization = header(txn, "authorization")
-  if translateKeys then authorization = translateAuthorization(authorization, header(txn, "apikey")) end
+  local authorization = header(headers, "authorization")
+  if translateKeys then authorization = translateAuthorization(authorization, header(headers, "apikey")) end
   local claims = nil
   if upstream ~= "storage" then claims = bearerClaims(authorization) end
   local role = claims and claims.role
@@ -221,7 +224,7 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   if upstream == "meta" and role ~= "service_role" then
     return refuse(txn, authorization == nil and answers.noApiKey or answers.forbidden)
   end
-  local client = clientAddress(txn)
+  local client = clientAddress(txn, headers)
   -- The service_role key is a server secret held by trusted back-office code (functions, workers),
   -- not a client; its calls all come from this machine and would otherwise share one budget.
   if settings.rateLimits[upstream] ~= nil and role ~= "service_role" then
@@ -234,7 +237,7 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   if upstream == "rest" and isUnfilteredWrite(method, upstreamPath, txn.f:query()) then
     return refuse(txn, method == "PATCH" and answers.unfilteredUpdate or answers.unfilteredDelete)
   end
-  local length = tonumber(header(txn, "content-length") or "0")
+  local length = tonumber(header(headers, "content-length") or "0")
   if method ~= "GET" and method ~= "HEAD" and length ~= nil and length > settings.bodyLimits[upstream] then
     -- Answered by orbita_too_large once the body is read: a client still sending it when the
     -- connection closed would see a broken pipe instead of the answer.
@@ -248,7 +251,6 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   txn.http:req_set_header("accept-encoding", "identity")
   txn.http:req_set_header("x-request-id", requestId)
   txn.http:req_set_header("x-forwarded-for", client)
-  local host = header(txn, "host")
   if host ~= nil then txn.http:req_set_header("x-forwarded-host", host) end
   txn.http:req_set_header("x-forwarded-proto", "http")
   -- The node half serves auth and storage on one port and tells them apart by this header.
