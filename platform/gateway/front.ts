@@ -151,6 +151,9 @@ export function writeFrontConfig(config: StackConfig): string {
     "defaults",
     "  mode http",
     "  option http-keep-alive",
+    // A client that goes away closes the upstream connection even before the answer begins, as
+    // Kong does, so an edge function sees its request.signal abort (a cancelled run stops).
+    "  option abortonclose",
     "  timeout connect 5s",
     "  timeout http-request 60s",
     "  timeout http-keep-alive 5s",
