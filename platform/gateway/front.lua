@@ -204,6 +204,12 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   local method = txn.f:method()
   local path = txn.f:path() or "/"
   local headers = txn.http:req_get_headers()
+  -- A request head over the cap is refused before any service sees it, with an empty 431.
+  local headBytes = #method + #(txn.f:url() or "") + 12
+  for name, values in pairs(headers) do
+    for _, value in pairs(values) do headBytes = headBytes + #name + #value + 4 end
+  end
+  if headBytes > settings.maxHeadBytes then return refuse(txn, settings.answers.headTooLarge) end
   local requestId = header(headers, "x-request-id") or txn.f:uuid()
   txn:set_var("txn.request_id", requestId)
   local host = header(headers, "host")

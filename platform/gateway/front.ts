@@ -55,6 +55,13 @@ export const CORS_HEADERS = {
   "access-control-max-age": "86400",
 };
 
+/**
+ * Largest request head (request line and headers) the gateway passes on: node's default, which
+ * the gateway kept when it was a node server. PostgREST and Deno answer an over-long head outside
+ * their error shapes, so it is refused before them.
+ */
+const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+
 /** Query parameters PostgREST reads that do not filter rows. */
 const NON_FILTER_PARAMS = ["select", "order", "limit", "offset", "columns", "on_conflict"];
 
@@ -121,6 +128,7 @@ export function writeFrontConfig(config: StackConfig): string {
     trustedMap,
     verifierUrl: `http://127.0.0.1:${config.ports.gatewayInner}${VERIFIER_PATH}`,
     claimsCapacity: 10_000,
+    maxHeadBytes: MAX_REQUEST_HEAD_BYTES,
     keys: { secret: config.secretKey, publishable: config.publishableKey, serviceRole: config.serviceRoleKey, anon: config.anonKey },
     rateLimits: RATE_LIMITS,
     bodyLimits: limits,
@@ -129,6 +137,7 @@ export function writeFrontConfig(config: StackConfig): string {
     answers: {
       noRoute: { status: 404, headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "no Route matched with those values" }) },
       preflight: { status: 200, headers: {}, body: "" },
+      headTooLarge: { status: 431, headers: { connection: "close" }, body: "" },
       ...Object.fromEntries(upstreams.map((upstream) => [upstream, answersFor(upstream, limits)])),
     },
   };
@@ -144,8 +153,10 @@ export function writeFrontConfig(config: StackConfig): string {
     "global",
     "  nbthread 1",
     "  maxconn 8192",
-    // Request heads up to 16 KB, as node's HTTP server allowed.
-    "  tune.bufsize 32768",
+    // Room for request heads up to ~127 KB, so that front.lua, not HAProxy's parser, refuses a
+    // head over MAX_REQUEST_HEAD_BYTES, with the empty 431 clients got from node; HAProxy answers
+    // a longer one with its own 400.
+    "  tune.bufsize 131072",
     `  setenv ORBITA_GATEWAY_SETTINGS ${settingsFile}`,
     `  lua-load ${join(PROJECT_ROOT, "platform", "gateway", "front.lua")}`,
     "defaults",
