@@ -153,10 +153,10 @@ export function writeFrontConfig(config: StackConfig): string {
     "global",
     "  nbthread 1",
     "  maxconn 8192",
-    // Room for request heads up to ~127 KB, so that front.lua, not HAProxy's parser, refuses a
-    // head over MAX_REQUEST_HEAD_BYTES, with the empty 431 clients got from node; HAProxy answers
-    // a longer one with its own 400.
-    "  tune.bufsize 131072",
+    // Room for request heads up to 1 MiB, so that front.lua, not HAProxy's parser, refuses a head
+    // over MAX_REQUEST_HEAD_BYTES, with the empty 431 clients got from node (HAProxy answers a
+    // longer one with its own 400). A buffer is taken only while a request or answer is in flight.
+    "  tune.bufsize 1048576",
     `  setenv ORBITA_GATEWAY_SETTINGS ${settingsFile}`,
     `  lua-load ${join(PROJECT_ROOT, "platform", "gateway", "front.lua")}`,
     "defaults",
