@@ -178,7 +178,7 @@ local function clientAddress(txn, headers)
 end
 
 local function decodeComponent(text)
-  return (text:gsub("+", " "):gsub("%%(%x%x)", function(hex) return string.char(tonumber(hex, 16)) end))
+  return (text:gsub("%+", " "):gsub("%%(%x%x)", function(hex) return string.char(tonumber(hex, 16)) end))
 end
 
 -- Hosted Supabase preloads pg-safeupdate for PostgREST's role, so an UPDATE or DELETE without a
