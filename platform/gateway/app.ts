@@ -58,8 +58,9 @@ export function createGateway(config: StackConfig, targets: GatewayTargets, keys
       sendWebResponse(outgoing, verifierAnswer(incoming.headers.authorization, keys), {});
       return;
     }
+    // Only the public half sends requests here; it answers unknown routes itself.
     if (service !== "auth" && service !== "storage") {
-      sendWebResponse(outgoing, Response.json({ message: "no Route matched with those values" }, { status: 404 }), {});
+      outgoing.writeHead(404).end();
       return;
     }
     const headers = new Headers();
