@@ -25,12 +25,14 @@ export interface Ports {
   studio: number;
   /** postgres-meta, reached through the gateway at /pg/; it also listens on the next port (its admin app). */
   pgMeta: number;
+  /** The node half of the gateway (auth, storage and the token verifier), behind the HAProxy front on `gateway`. */
+  gatewayInner: number;
 }
 
 const PORTS: Record<ProfileName, Ports> = {
-  dev: { gateway: 54321, db: 54322, mail: 54324, postgrest: 54330, postgrestAdmin: 54332, functions: 54331, studio: 54323, pgMeta: 54336 },
-  test: { gateway: 55321, db: 55322, mail: 55324, postgrest: 55330, postgrestAdmin: 55332, functions: 55331, studio: 55323, pgMeta: 55336 },
-  bench: { gateway: 57321, db: 57322, mail: 57324, postgrest: 57330, postgrestAdmin: 57332, functions: 57331, studio: 57323, pgMeta: 57336 },
+  dev: { gateway: 54321, db: 54322, mail: 54324, postgrest: 54330, postgrestAdmin: 54332, functions: 54331, studio: 54323, pgMeta: 54336, gatewayInner: 54346 },
+  test: { gateway: 55321, db: 55322, mail: 55324, postgrest: 55330, postgrestAdmin: 55332, functions: 55331, studio: 55323, pgMeta: 55336, gatewayInner: 55346 },
+  bench: { gateway: 57321, db: 57322, mail: 57324, postgrest: 57330, postgrestAdmin: 57332, functions: 57331, studio: 57323, pgMeta: 57336, gatewayInner: 57346 },
 };
 
 /** Everything a platform process needs to know about the stack it belongs to. */

@@ -10,6 +10,8 @@ export const RUNTIME_PACKAGES = [
   "postgresql-15-cron",
   "postgresql-15-pgtap",
   "postgresql-15-plpgsql-check",
+  // The gateway's public half (platform/gateway/front.ts); Debian's build includes Lua.
+  "haproxy",
 ];
 
 /** Extra packages the test suite needs: pg_prove ships with pgTAP; a browser and pdftotext for the portal tests. */
@@ -97,7 +99,7 @@ const RESERVED_PORTS_FILE = "/proc/sys/net/ipv4/ip_local_reserved_ports";
  * fail with "port in use". Reserving them keeps the kernel from handing them out. Returns false
  * where the setting cannot be changed (not root, or a read-only /proc).
  */
-export function reservePlatformPorts(ranges = ["54320-54340", "55320-60999"]): boolean {
+export function reservePlatformPorts(ranges = ["54320-54346", "55320-60999"]): boolean {
   if (!existsSync(RESERVED_PORTS_FILE)) return false;
   const current = readFileSync(RESERVED_PORTS_FILE, "utf8").trim();
   const missing = ranges.filter((range) => !current.split(",").includes(range));

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { PROJECT_ROOT, type StackConfig } from "./config.ts";
 import { dashboardService } from "./dashboard/service.ts";
 import { functionsHostService } from "./functions-host/launch.ts";
-import { TrustedProxies } from "./gateway/client-address.ts";
+import { gatewayFrontService } from "./gateway/front.ts";
+import { parseTrustedProxies } from "./gateway/trusted-proxies.ts";
 import { applyFixtures, pushMigrations } from "./migrations.ts";
 import { destroyCluster, postgresService, stopCluster } from "./postgres/cluster.ts";
 import { postgrestService, waitForPostgrest } from "./postgrest/postgrest.ts";
@@ -47,7 +48,8 @@ const POSTGREST_RECONNECT_MS = 500;
 
 /**
  * Brings up Postgres, applies migrations and seed, then PostgREST, postgres-meta, the platform
- * server (gateway, auth, storage, mail, queue workers), the functions host and the dashboard, each supervised: a service that
+ * server (the gateway's node half, auth, storage, mail, queue workers), the gateway's public half
+ * (HAProxy), the functions host and the dashboard, each supervised: a service that
  * dies is started again (see process/supervisor.ts). Any failure while starting stops whatever
  * was already started, so a half-started stack is never left running.
  */
@@ -57,11 +59,11 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
     throw new PlatformError(`An Orbita ${config.profile} stack is already running (pid ${running.supervisorPid}).`, "Use it, or run `npm stop` first.");
   }
   const { ports } = config;
-  for (const [port, what] of [[ports.gateway, "API gateway"], [ports.mail, "mail catcher"], [ports.postgrest, "PostgREST"], [ports.postgrestAdmin, "PostgREST admin"], [ports.functions, "functions host"], [ports.pgMeta, "postgres-meta"], [ports.pgMeta + 1, "postgres-meta admin"], [ports.studio, "dashboard"]] as const) {
+  for (const [port, what] of [[ports.gateway, "API gateway"], [ports.gatewayInner, "API gateway (node half)"], [ports.mail, "mail catcher"], [ports.postgrest, "PostgREST"], [ports.postgrestAdmin, "PostgREST admin"], [ports.functions, "functions host"], [ports.pgMeta, "postgres-meta"], [ports.pgMeta + 1, "postgres-meta admin"], [ports.studio, "dashboard"]] as const) {
     await assertPortFree(port, what);
   }
   try {
-    TrustedProxies.parse(config.trustedProxies, "ORBITA_TRUSTED_PROXIES");
+    parseTrustedProxies(config.trustedProxies, "ORBITA_TRUSTED_PROXIES");
   } catch (error) {
     throw new PlatformError((error as Error).message, "Set ORBITA_TRUSTED_PROXIES to a comma-separated list of addresses or CIDR ranges, or leave it unset.");
   }
@@ -87,7 +89,8 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
     if (options.fixtures) await step("Applying test fixtures", () => applyFixtures(config));
     await step("Starting PostgREST 12.0.2", () => supervisor.launch(postgrestService(config)));
     await step("Starting postgres-meta 0.99.0 (the gateway's /pg/)", () => supervisor.launch(pgMetaService(config)));
-    await step("Starting the gateway, auth, storage, mail catcher and queue workers", () => supervisor.launch(platformServerService(config)));
+    await step("Starting auth, storage, the mail catcher and queue workers", () => supervisor.launch(platformServerService(config)));
+    await step(`Starting the API gateway (HAProxy) on 127.0.0.1:${ports.gateway}`, () => supervisor.launch(gatewayFrontService(config)));
     await step("Starting the edge-functions host (Deno)", () => supervisor.launch(functionsHostService(config)));
     await step(`Starting the dashboard on 127.0.0.1:${ports.studio}`, () => supervisor.launch(dashboardService(config)));
   } catch (error) {
@@ -130,7 +133,7 @@ function platformServerService(config: StackConfig): ServiceDefinition {
     name: "platform",
     command: process.execPath,
     args: ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "platform", "server.ts")],
-    ready: () => Promise.all([waitForPort(config.ports.gateway, "The API gateway"), waitForPort(config.ports.mail, "The mail catcher")]),
+    ready: () => Promise.all([waitForPort(config.ports.gatewayInner, "The API gateway's node half"), waitForPort(config.ports.mail, "The mail catcher")]),
   });
 }
 

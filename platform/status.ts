@@ -27,7 +27,9 @@ function portsOf(config: StackConfig, service: string): number[] {
     case "postgrest":
       return [ports.postgrest];
     case "platform":
-      return [ports.gateway, ports.mail];
+      return [ports.gatewayInner, ports.mail];
+    case "gateway":
+      return [ports.gateway];
     case "functions":
       return [ports.functions];
     case "pg-meta":

@@ -1,8 +1,15 @@
 /** The service behind a gateway route; each answers errors in its own platform shape. */
 export type Upstream = "rest" | "auth" | "storage" | "functions" | "meta";
 
-/** A JSON error response in the shape clients of that service (postgrest-js, auth-js, storage-js, functions-js, Studio for pg-meta) read. */
-export function upstreamError(upstream: Upstream, status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+/** An answer the gateway gives itself, without asking a service. */
+export interface GatewayAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A JSON error in the shape clients of that service (postgrest-js, auth-js, storage-js, functions-js, Studio for pg-meta) read. */
+export function upstreamError(upstream: Upstream, status: number, code: string, message: string, headers: Record<string, string> = {}): GatewayAnswer {
   const bodies: Record<Upstream, unknown> = {
     rest: { code, message, details: null, hint: null },
     auth: { code, message },
@@ -11,8 +18,9 @@ export function upstreamError(upstream: Upstream, status: number, code: string, 
     // Kong's own refusals on the pg-meta route are {message}.
     meta: { message },
   };
-  return new Response(JSON.stringify(bodies[upstream]), {
+  return {
     status,
     headers: { "content-type": "application/json", ...(upstream === "auth" ? { "x-sb-error-code": code } : {}), ...headers },
-  });
+    body: JSON.stringify(bodies[upstream]),
+  };
 }

@@ -97,6 +97,23 @@ describe("API gateway", () => {
     expect(await response.json()).toBe(address);
   });
 
+  it("believes X-Forwarded-For only from a trusted proxy, read from the right, up to a malformed entry", async () => {
+    // 127.0.0.2 is the functions host's egress address, which the gateway always trusts.
+    const proxy = fetchFrom("127.0.0.2");
+    const sawFor = async (forwarded: string) => {
+      const response = await proxy(`${env.url}/rest/v1/rpc/fixture_forwarded_for`, {
+        method: "POST",
+        headers: { apikey: env.anonKey, "content-type": "application/json", "x-forwarded-for": forwarded },
+        body: "{}",
+      });
+      return response.json();
+    };
+    const client = simulatedClientAddress();
+    expect(await sawFor(`203.0.113.7, ${client}`)).toBe(client);
+    expect(await sawFor(`::ffff:${client}`)).toBe(client);
+    expect(await sawFor(`${client}, not-an-address`)).toBe("127.0.0.2");
+  });
+
   it("counts a function's data-API call for an anonymous visitor against that visitor (the approval page's case)", async () => {
     const address = simulatedClientAddress();
     const response = await fetchFrom(address)(`${env.url}/functions/v1/fixture-forwarded`, { headers: { "x-forwarded-for": "203.0.113.8" } });

@@ -11,7 +11,7 @@ import { stackReport } from "../../platform/status.ts";
 
 // This file kills the stack's processes, so it brings up a stack of its own (test/helpers/own-stack.ts).
 const config = loadConfig("test", ownStackSlot("supervision"));
-const SERVICES = ["postgrest", "platform", "functions", "pg-meta", "dashboard", "postgres"] as const;
+const SERVICES = ["postgrest", "platform", "gateway", "functions", "pg-meta", "dashboard", "postgres"] as const;
 
 /**
  * A steady stream of requests that each record one thing under a key of their own. A request that
@@ -183,7 +183,7 @@ describe("supervision: a crashed service is restarted while the rest keeps runni
     await stack.stop();
     expect(stack.exitCode).toBe(0);
     const { ports } = config;
-    for (const port of [ports.gateway, ports.mail, ports.postgrest, ports.functions, ports.pgMeta, ports.studio, ports.db]) expect(await isListening(port)).toBe(false);
+    for (const port of [ports.gateway, ports.gatewayInner, ports.mail, ports.postgrest, ports.functions, ports.pgMeta, ports.studio, ports.db]) expect(await isListening(port)).toBe(false);
     expect(clusterRunning(config)).toBe(false);
     expect(readState(config)).toBeNull();
   }, 60_000);
