@@ -111,10 +111,11 @@ comment on function gamificacao.bloquear_estatisticas() is 'Serialises folds, bu
 /**
  * Trigger (per statement, on insert, update and delete of public.chamados): logs the technician
  * and scheduled time of every changed call, before and after. An update that leaves every column
- * the statistics read unchanged is not logged.
+ * the statistics read unchanged is not logged. Security definer: the back office and
+ * administrators who change calls have no access to the private log.
  */
 create function gamificacao.registrar_chamados_alterados() returns trigger
-language plpgsql set search_path = '' as $$
+language plpgsql security definer set search_path = '' as $$
 begin
   if tg_op = 'INSERT' then
     insert into gamificacao.chamados_alterados (tecnico_id, agendado_para) select n.tecnico_id, n.agendado_para from novos n;
@@ -158,9 +159,9 @@ $$;
 comment on function gamificacao.reconstruir_estatisticas_categorias() is
   'Drops all category statistics and the change log, so each period is rebuilt from its calls when next computed.';
 
-/** Trigger (on truncate of public.chamados): the statistics no longer match any call. */
+/** Trigger (on truncate of public.chamados): the statistics no longer match any call. Security definer, as the change log's trigger. */
 create function gamificacao.esquecer_estatisticas_categorias() returns trigger
-language plpgsql set search_path = '' as $$
+language plpgsql security definer set search_path = '' as $$
 begin
   perform gamificacao.reconstruir_estatisticas_categorias();
   return null;

@@ -4,7 +4,7 @@
 -- level, a period roll-over, a run with nothing changed) the boards the job ranks equal a
 -- recomputation from every call, and a fold recounts only the technicians the changes name.
 begin;
-select plan(31);
+select plan(32);
 select testes_gamificacao.limpar();
 
 create temporary table momentos as
@@ -104,6 +104,12 @@ select is((select count(*)::int from gamificacao.chamados_alterados), 1, 'A new 
 select is(gamificacao.aplicar_chamados_alterados(), 4, 'Its fold recounts one technician in each of the four periods the call counts in');
 update public.chamados set latitude = -23.56 where tecnico_id = (select id from tec where i = 21);
 select is((select count(*)::int from gamificacao.chamados_alterados), 0, 'A change to columns the statistics do not read is not logged');
+select id as tecnico_23 from tec where i = 23 \gset
+select testes_gamificacao.entrar_como_servico();
+update public.chamados set estrelas = 2
+where id = (select min(ch.id::text)::uuid from public.chamados ch where ch.status = 'concluido' and ch.tecnico_id = :'tecnico_23');
+reset role;
+select is((select count(*)::int from gamificacao.chamados_alterados), 2, 'A call the back office (service role) changes is logged, before and after');
 select is(gamificacao.atualizar_rankings_categorias(), 4, 'The job ranks the changed periods again');
 select is(pg_temp.diferencas_atuais(), 0::bigint, 'and the boards equal a recomputation');
 
