@@ -281,26 +281,13 @@ comment on function gamificacao.construir_estatisticas_periodo(text, date, times
 -- Ranking --------------------------------------------------------------------------------------
 
 /**
- * Ranks the five category boards of one period from its statistics: the ordering, rounding and
- * Bayesian mean of gamificacao.recalcular_quadros_categorias, over one row per technician. Only
- * the board rows that differ from the stored ones are written (deleted, then inserted): a written
- * row costs far more than a sorted one (two unique indexes and two foreign-key checks), and most
- * rows of a large board keep their position, value and sample between two runs. Callers hold the
- * statistics lock and have built and folded the period's statistics.
+ * The five category boards of one period ranked from its statistics: the ordering, rounding and
+ * Bayesian mean (`p_media`, the period's rating mean C) of gamificacao.recalcular_quadros_categorias,
+ * over one row per technician.
  */
-create function gamificacao.ordenar_quadros_categorias(p_periodo text, p_inicio date, p_momento timestamptz) returns void
-language plpgsql set search_path = '' as $$
-declare
-  v_media numeric;
-begin
-  select sum(e.soma_estrelas)::numeric / nullif(sum(e.avaliacoes), 0) into v_media from gamificacao.estatisticas_categorias e
-  where e.periodo = p_periodo and e.periodo_inicio = p_inicio;
-
-  create temporary table if not exists quadros_categorias_novos (
-    categoria text, posicao integer, usuario_id uuid, valor numeric, amostras integer
-  ) on commit drop;
-  truncate pg_temp.quadros_categorias_novos;
-  insert into pg_temp.quadros_categorias_novos (categoria, posicao, usuario_id, valor, amostras)
+create function gamificacao.quadros_das_estatisticas(p_periodo text, p_inicio date, p_media numeric)
+returns table (categoria text, posicao bigint, usuario_id uuid, valor numeric, amostras bigint)
+language sql stable set search_path = '' as $$
   with estatisticas as (
     select * from gamificacao.estatisticas_categorias e where e.periodo = p_periodo and e.periodo_inicio = p_inicio
   )
@@ -310,9 +297,10 @@ begin
   from estatisticas e
   where e.checkins >= (select c.amostra_minima from gamificacao.categorias c where c.categoria = 'pontualidade')
   union all
+  -- Bayesian average with m = 5 prior ratings at the period's mean C.
   select 'qualidade',
-    row_number() over (order by (e.soma_estrelas + 5 * v_media) / (e.avaliacoes + 5) desc, e.avaliacoes desc, e.usuario_id),
-    e.usuario_id, round((e.soma_estrelas + 5 * v_media) / (e.avaliacoes + 5), 2), e.avaliacoes
+    row_number() over (order by (e.soma_estrelas + 5 * p_media) / (e.avaliacoes + 5) desc, e.avaliacoes desc, e.usuario_id),
+    e.usuario_id, round((e.soma_estrelas + 5 * p_media) / (e.avaliacoes + 5), 2), e.avaliacoes
   from estatisticas e
   where e.avaliacoes >= (select c.amostra_minima from gamificacao.categorias c where c.categoria = 'qualidade')
   union all
@@ -332,22 +320,52 @@ begin
     row_number() over (order by e.cancelados::numeric / e.aceitos, e.aceitos desc, e.usuario_id),
     e.usuario_id, round(100.0 * e.cancelados / e.aceitos, 2), e.aceitos
   from estatisticas e
-  where e.aceitos >= (select c.amostra_minima from gamificacao.categorias c where c.categoria = 'confiabilidade');
+  where e.aceitos >= (select c.amostra_minima from gamificacao.categorias c where c.categoria = 'confiabilidade')
+$$;
+comment on function gamificacao.quadros_das_estatisticas(text, date, numeric) is
+  'One period''s five category boards ranked from its statistics (positions, values and samples as recalcular_quadros_categorias computes them).';
 
-  -- valor compares as text: equal numbers of another scale would print differently.
-  delete from gamificacao.ranking_categorias r
-  where r.periodo = p_periodo and r.periodo_inicio = p_inicio and not exists (
-    select 1 from pg_temp.quadros_categorias_novos n
-    where n.categoria = r.categoria and n.posicao = r.posicao and n.usuario_id = r.usuario_id
-      and n.valor::text = r.valor::text and n.amostras = r.amostras);
-  insert into gamificacao.ranking_categorias (categoria, periodo, periodo_inicio, posicao, usuario_id, valor, amostras)
-  select n.categoria, p_periodo, p_inicio, n.posicao, n.usuario_id, n.valor, n.amostras
-  from pg_temp.quadros_categorias_novos n
-  where not exists (
-    select 1 from gamificacao.ranking_categorias r
-    where r.periodo = p_periodo and r.periodo_inicio = p_inicio and r.categoria = n.categoria and r.posicao = n.posicao
-      and r.usuario_id = n.usuario_id and r.valor::text = n.valor::text and r.amostras = n.amostras)
-  order by n.categoria, n.posicao;
+/**
+ * Ranks the five category boards of one period from its statistics
+ * (gamificacao.quadros_das_estatisticas) and stores them. Only the board rows that differ from the
+ * stored ones are written (deleted, then inserted): a written row costs far more than a sorted one
+ * (two unique indexes and two foreign-key checks), and most rows of a large board keep their
+ * position, value and sample between two runs. The new boards go through a temporary table, so
+ * they are ranked once for both statements. Callers hold the statistics
+ * lock and have built and folded the period's statistics.
+ */
+create function gamificacao.ordenar_quadros_categorias(p_periodo text, p_inicio date, p_momento timestamptz) returns void
+language plpgsql set search_path = '' as $$
+declare
+  -- A temporary table does not exist when the function is checked (plpgsql_check), so the
+  -- statements that use it are built at run time.
+  v_novos constant text := 'pg_temp.quadros_categorias_novos';
+  v_media numeric;
+begin
+  select sum(e.soma_estrelas)::numeric / nullif(sum(e.avaliacoes), 0) into v_media from gamificacao.estatisticas_categorias e
+  where e.periodo = p_periodo and e.periodo_inicio = p_inicio;
+
+  execute format('create temporary table if not exists %s (
+    categoria text, posicao bigint, usuario_id uuid, valor numeric, amostras bigint) on commit drop', v_novos);
+  execute format('truncate %s', v_novos);
+  execute format('insert into %s select * from gamificacao.quadros_das_estatisticas($1, $2, $3)', v_novos)
+    using p_periodo, p_inicio, v_media;
+  -- valor compares as text: an equal number of another scale would print differently.
+  execute format('delete from gamificacao.ranking_categorias r
+    where r.periodo = $1 and r.periodo_inicio = $2 and not exists (
+      select 1 from %s n
+      where n.categoria = r.categoria and n.posicao = r.posicao and n.usuario_id = r.usuario_id
+        and n.valor::text = r.valor::text and n.amostras = r.amostras)', v_novos)
+    using p_periodo, p_inicio;
+  execute format('insert into gamificacao.ranking_categorias (categoria, periodo, periodo_inicio, posicao, usuario_id, valor, amostras)
+    select n.categoria, $1, $2, n.posicao, n.usuario_id, n.valor, n.amostras
+    from %s n
+    where not exists (
+      select 1 from gamificacao.ranking_categorias r
+      where r.periodo = $1 and r.periodo_inicio = $2 and r.categoria = n.categoria and r.posicao = n.posicao
+        and r.usuario_id = n.usuario_id and r.valor::text = n.valor::text and r.amostras = n.amostras)
+    order by n.categoria, n.posicao', v_novos)
+    using p_periodo, p_inicio;
 
   insert into gamificacao.ranking_categorias_calculos as r (periodo, periodo_inicio, calculado_em, chamados_ate, media_estrelas, versao_estatisticas)
   values (p_periodo, p_inicio, p_momento, (select max(ch.atualizado_em) from public.chamados ch), round(v_media, 4),
