@@ -18,12 +18,13 @@
 --   starts nearly empty; the year and all time once), and dropped once its period is over.
 -- - The boards are then ranked from the statistics (one row per technician instead of their calls),
 --   with the same ordering, the same rounding and the same Bayesian mean as before, and only for
---   a period whose statistics changed since its boards were last ranked (or when forced).
+--   a period whose calls changed since its boards were last ranked (or when forced).
 --
 -- Ranking still writes every position of the board: a position is stored, and one technician
--- moving up shifts everyone they pass, so that part still grows with the board (see
--- docs/gamification.md, "Scale"). gamificacao.recalcular_quadros_categorias, the recomputation
--- from the calls, stays as the reference the tests compare against.
+-- moving up shifts everyone they pass, so that part still grows with the board; at 1,000,000
+-- technicians it is most of the job's work (see docs/gamification.md, "Scale", and what is open
+-- there). gamificacao.recalcular_quadros_categorias, the recomputation from the calls, stays as the
+-- reference the tests compare against.
 --
 -- Concurrency: folding and ranking take one transaction-level advisory lock first (then the
 -- period's own lock, as before), so two folds never recount the same technician from different
@@ -327,45 +328,25 @@ comment on function gamificacao.quadros_das_estatisticas(text, date, numeric) is
 
 /**
  * Ranks the five category boards of one period from its statistics
- * (gamificacao.quadros_das_estatisticas) and stores them. Only the board rows that differ from the
- * stored ones are written (deleted, then inserted): a written row costs far more than a sorted one
- * (two unique indexes and two foreign-key checks), and most rows of a large board keep their
- * position, value and sample between two runs. The new boards go through a temporary table, so
- * they are ranked once for both statements. Callers hold the statistics
- * lock and have built and folded the period's statistics.
+ * (gamificacao.quadros_das_estatisticas) and stores them in place of the period's rows. Every row
+ * is written again: a technician who moves shifts the stored position of everyone they pass, so
+ * after a few thousand changed technicians a third of a million-row board differs, and comparing
+ * the old and new boards to write only the differences cost more than rewriting them (measured at
+ * 1,000,000 technicians). Callers hold the statistics lock and have built and folded the period's
+ * statistics.
  */
 create function gamificacao.ordenar_quadros_categorias(p_periodo text, p_inicio date, p_momento timestamptz) returns void
 language plpgsql set search_path = '' as $$
 declare
-  -- A temporary table does not exist when the function is checked (plpgsql_check), so the
-  -- statements that use it are built at run time.
-  v_novos constant text := 'pg_temp.quadros_categorias_novos';
   v_media numeric;
 begin
   select sum(e.soma_estrelas)::numeric / nullif(sum(e.avaliacoes), 0) into v_media from gamificacao.estatisticas_categorias e
   where e.periodo = p_periodo and e.periodo_inicio = p_inicio;
 
-  execute format('create temporary table if not exists %s (
-    categoria text, posicao bigint, usuario_id uuid, valor numeric, amostras bigint) on commit drop', v_novos);
-  execute format('truncate %s', v_novos);
-  execute format('insert into %s select * from gamificacao.quadros_das_estatisticas($1, $2, $3)', v_novos)
-    using p_periodo, p_inicio, v_media;
-  -- valor compares as text: an equal number of another scale would print differently.
-  execute format('delete from gamificacao.ranking_categorias r
-    where r.periodo = $1 and r.periodo_inicio = $2 and not exists (
-      select 1 from %s n
-      where n.categoria = r.categoria and n.posicao = r.posicao and n.usuario_id = r.usuario_id
-        and n.valor::text = r.valor::text and n.amostras = r.amostras)', v_novos)
-    using p_periodo, p_inicio;
-  execute format('insert into gamificacao.ranking_categorias (categoria, periodo, periodo_inicio, posicao, usuario_id, valor, amostras)
-    select n.categoria, $1, $2, n.posicao, n.usuario_id, n.valor, n.amostras
-    from %s n
-    where not exists (
-      select 1 from gamificacao.ranking_categorias r
-      where r.periodo = $1 and r.periodo_inicio = $2 and r.categoria = n.categoria and r.posicao = n.posicao
-        and r.usuario_id = n.usuario_id and r.valor::text = n.valor::text and r.amostras = n.amostras)
-    order by n.categoria, n.posicao', v_novos)
-    using p_periodo, p_inicio;
+  delete from gamificacao.ranking_categorias where periodo = p_periodo and periodo_inicio = p_inicio;
+  insert into gamificacao.ranking_categorias (categoria, periodo, periodo_inicio, posicao, usuario_id, valor, amostras)
+  select q.categoria, p_periodo, p_inicio, q.posicao, q.usuario_id, q.valor, q.amostras
+  from gamificacao.quadros_das_estatisticas(p_periodo, p_inicio, v_media) q;
 
   insert into gamificacao.ranking_categorias_calculos as r (periodo, periodo_inicio, calculado_em, chamados_ate, media_estrelas, versao_estatisticas)
   values (p_periodo, p_inicio, p_momento, (select max(ch.atualizado_em) from public.chamados ch), round(v_media, 4),
