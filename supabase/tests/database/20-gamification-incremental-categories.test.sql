@@ -106,7 +106,7 @@ update public.chamados set latitude = -23.56 where tecnico_id = (select id from 
 select is((select count(*)::int from gamificacao.chamados_alterados), 0, 'A change to columns the statistics do not read is not logged');
 select id as tecnico_23 from tec where i = 23 \gset
 select testes_gamificacao.entrar_como_servico();
-update public.chamados set estrelas = 2
+update public.chamados set estrelas = case when estrelas = 2 then 3 else 2 end
 where id = (select min(ch.id::text)::uuid from public.chamados ch where ch.status = 'concluido' and ch.tecnico_id = :'tecnico_23');
 reset role;
 select is((select count(*)::int from gamificacao.chamados_alterados), 2, 'A call the back office (service role) changes is logged, before and after');
