@@ -166,10 +166,13 @@ const totalsSql = `
   insert into gamificacao.contagem_acoes (usuario_id, acao, quantidade)
   select usuario_id, acao, count(*) from public.historico_pontos where cidade_id like 'bench-%' group by 1, 2;`;
 
+/** The triggers that log changed calls for the category job (20261124090000_gamification-incremental-categories.sql). */
+const changeLogTriggers = ["chamados_alterados_insert", "chamados_alterados_update", "chamados_alterados_delete"];
+
 /** Tables vacuumed after the load, so index-only scans see all-visible pages (VACUUM refuses multi-statement strings). */
 const vacuumed = [
   "public.chamados", "public.historico_pontos", "public.tecnicos", "gamificacao.totais_periodo", "gamificacao.faixas_ranking",
-  "gamificacao.ranking_categorias", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes",
+  "gamificacao.ranking_categorias", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes", "gamificacao.estatisticas_categorias",
 ];
 
 /** What generating a data set took and left. */
@@ -195,10 +198,15 @@ export async function generateData(dbUrl: string, scale: Scale, log: (line: stri
     await step(`${scale.cities} cities, ${scale.technicians.toLocaleString("en")} auth users and technicians`, () => sql.unsafe(setupSql(scale)));
     const big = [...(await secondaries(sql, "public.chamados")), ...(await secondaries(sql, "public.historico_pontos"))];
     await step("drop secondary indexes, unique constraints and foreign keys of calls and history", () => dropSecondaries(sql, big));
+    // The change log of calls would hold a row per loaded call for the category job to fold; the
+    // statistics are rebuilt from the calls instead (gamificacao.reconstruir_estatisticas_categorias below).
+    await sql.unsafe(changeLogTriggers.map((name) => `alter table public.chamados disable trigger ${name}`).join(";"));
     await step(`${scale.calls.toLocaleString("en")} calls`, () => Promise.all(halves(scale.calls).map(([from, to]) => sql.unsafe(callsSql(scale, from, to)))));
     await step("history (check-in, conclusion, rating of each call)", () =>
       Promise.all(halves(scale.calls).map(([from, to]) => sql.unsafe(historySql(from, to)))));
     await step("recreate them", () => restoreSecondaries(sql, big));
+    await sql.unsafe(changeLogTriggers.map((name) => `alter table public.chamados enable trigger ${name}`).join(";"));
+    await sql`select gamificacao.reconstruir_estatisticas_categorias()`;
     await step("analyze", () => sql.unsafe("analyze public.chamados; analyze public.historico_pontos;"));
     const totals = await secondaries(sql, "gamificacao.totais_periodo");
     await dropSecondaries(sql, totals.filter((item) => item.kind === "index"));
@@ -232,7 +240,7 @@ export async function removeData(dbUrl: string): Promise<void> {
     await sql.unsafe(`
       truncate public.usuario_badges, public.historico_pontos, public.chamados, gamificacao.totais_periodo, gamificacao.faixas_ranking,
         gamificacao.contagem_acoes, gamificacao.ranking_categorias, gamificacao.ranking_categorias_calculos, gamificacao.ranking_snapshots,
-        gamificacao.limites_uso;
+        gamificacao.limites_uso, gamificacao.estatisticas_periodos, gamificacao.estatisticas_categorias, gamificacao.chamados_alterados;
       delete from public.tecnicos where id::text like 'b0000000-%';
       delete from auth.users where email like 'bench-%@bench.orbita.test';
       delete from public.cidades_metricas where cidade_id like 'bench-%';

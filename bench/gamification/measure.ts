@@ -3,7 +3,7 @@
  * (gateway → `api` edge function → Postgres), and the national position computed in
  * SQL alone, on the data set of data.ts.
  */
-import type { Sql } from "postgres";
+import postgres, { type Sql } from "postgres";
 import { technicianId, type Scale } from "./data.ts";
 import { runLoad, type LoadResult, type PreparedRequest } from "./load.ts";
 import { signedInToken } from "../bench-support.ts";
@@ -94,6 +94,64 @@ export async function measureBatchScoring(
   return { load, actionsPerSecond: (load.requests * size) / load.seconds };
 }
 
+/** Actions per second of the batch scoring transaction in SQL, and of a plain insert of the same history rows. */
+export interface LedgerResult {
+  scoringPerSecond: number;
+  plainInsertPerSecond: number;
+}
+
+/**
+ * The scoring transaction without HTTP beside its floor, on the same connections and data set:
+ * `count` prepared actions sent `size` at a time, `concurrency` in flight, once through
+ * public.gamificacao_registrar_acoes as the service role (what POST /points/lote runs) and once,
+ * on `count` other prepared calls, as a plain insert of the history rows scoring would write
+ * (same columns and indexes; no checks, totals, buckets, badges or positions). Each batch is one
+ * transaction in both.
+ */
+export async function measureLedger(
+  dbUrl: string, sql: Sql, scale: Scale, count: number, size: number, concurrency: number, first: number,
+): Promise<LedgerResult> {
+  const scored = await prepareCalls(sql, scale, first, count);
+  const plain = await prepareCalls(sql, scale, first + count, count);
+  const batches = (callOf: (n: number) => string, start: number) => {
+    const result: ReturnType<typeof registration>[][] = [];
+    for (let n = start; n < start + count; n += size) {
+      result.push(Array.from({ length: Math.min(size, start + count - n) }, (_, i) => registration(scale, n + i, callOf)));
+    }
+    return result;
+  };
+  const pool = postgres(dbUrl, { max: concurrency, onnotice: () => {} });
+  const run = async (items: ReturnType<typeof registration>[][], send: (batch: ReturnType<typeof registration>[]) => Promise<unknown>) => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await send(items[next++]);
+    }));
+    return (items.flat().length) / ((performance.now() - started) / 1000);
+  };
+  try {
+    const scoringPerSecond = await run(batches(scored, first), (batch) =>
+      pool.begin(async (tx) => {
+        await tx`select set_config('request.jwt.claims', '{"role": "service_role"}', true)`;
+        const [{ falhas }] = await tx<{ falhas: number }[]>`
+          select (public.gamificacao_registrar_acoes(${tx.json(batch)}::jsonb) -> 'data' ->> 'falhas')::int as falhas`;
+        if (falhas !== 0) throw new Error(`${falhas} of ${batch.length} actions failed to score`);
+      }));
+    const plainInsertPerSecond = await run(batches(plain, first + count), (batch) =>
+      pool.begin((tx) => tx`
+        insert into public.historico_pontos (usuario_id, chamado_id, acao, cidade_id, pontos_base, multiplicador_tier, multiplicador_densidade,
+          multiplicador_nivel, pontos_final, tier, tecnicos_ativos, nivel_antes, distancia_m, metadata, registrado_por, data_acao)
+        select (a ->> 'usuario_id')::uuid, (a ->> 'chamado_id')::uuid, a ->> 'acao', ch.cidade_id, 50, m.multiplicador_tier,
+          m.multiplicador_densidade, 1.00, 50, m.tier, m.tecnicos_ativos, 'iniciante', null, '{}', null, now()
+        from jsonb_array_elements(${tx.json(batch)}::jsonb) a
+        join public.chamados ch on ch.id = (a ->> 'chamado_id')::uuid
+        join public.cidades_metricas m on m.cidade_id = ch.cidade_id`));
+    return { scoringPerSecond, plainInsertPerSecond };
+  } finally {
+    await pool.end();
+  }
+}
+
 /** GET requests for `path` (with `query`) by `count` different technicians. */
 async function readRequests(stack: Stack, path: string, count: number, seed: number, query: (n: number) => Record<string, string>): Promise<PreparedRequest[]> {
   const requests: PreparedRequest[] = [];
@@ -180,9 +238,9 @@ export async function* monthlyBoard(sql: Sql): AsyncIterable<BoardEntry[]> {
 }
 
 /**
- * Pauses the gamification pg_cron jobs for the measurements. The category refresh reads every call
- * of its periods (tens of seconds of CPU at 2 million calls); running inside a measurement window
- * it would measure the job, not the API. Its own duration is measured by measureCategoryRefresh.
+ * Pauses the gamification pg_cron jobs for the measurements: a category refresh after the bench's
+ * changes (seconds of CPU on a large board) or the daily snapshot inside a measurement window would
+ * measure the job, not the API. The jobs' own work is measured by measureCategoryJobs.
  */
 export async function pauseJobs(sql: Sql): Promise<string[]> {
   const paused = await sql<{ jobname: string }[]>`
@@ -190,9 +248,66 @@ export async function pauseJobs(sql: Sql): Promise<string[]> {
   return paused.map((job) => job.jobname);
 }
 
-/** Seconds the 5-minute job's work takes when calls changed: the week and month category boards recomputed. */
-export async function measureCategoryRefresh(sql: Sql): Promise<number> {
+/**
+ * Calls the back office changes in a busy five minutes: the data set's calls are spread over 120
+ * days, and a peak hour runs at ten times the average rate (1M technicians: 4 million calls, about
+ * 1,160 calls in five minutes; 100k: 580). Each is created checked in, then concluded and rated.
+ */
+export function callsInFiveMinutes(scale: Scale): number {
+  return Math.round((scale.calls / (120 * 288)) * 10);
+}
+
+/** The category jobs' work on one data set, in seconds. */
+export interface CategoryJobResult {
+  /** The week's and month's boards recomputed from every call, as the 5-minute job did before it kept statistics. */
+  fullSeconds: number;
+  /** Calls changed in the five minutes (callsInFiveMinutes). */
+  changedCalls: number;
+  /** Change-log rows the 5-minute run found (two per update, one per insert). */
+  changeLogRows: number;
+  /** The 5-minute job (week and month) after those changes. */
+  fiveMinuteSeconds: number;
+  /** The hourly job (year and all time) right after it, the same changes already folded. */
+  hourlySeconds: number;
+  /** The 5-minute job again, with nothing changed. */
+  idleSeconds: number;
+}
+
+/** Seconds `work` takes. */
+async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
-  await sql`select gamificacao.atualizar_rankings_categorias(now(), true, array['semanal', 'mensal'])`;
+  await work();
   return (performance.now() - started) / 1000;
+}
+
+/**
+ * The category jobs' work: first the full recomputation from every call (its boards are the
+ * statistics' boards, row for row), then a busy five minutes of back-office changes
+ * (callsInFiveMinutes calls spread over the technicians, scheduled in the last hours), then the
+ * 5-minute job, the hourly job and the 5-minute job once more with nothing changed.
+ */
+export async function measureCategoryJobs(sql: Sql, scale: Scale): Promise<CategoryJobResult> {
+  const changedCalls = callsInFiveMinutes(scale);
+  const fullSeconds = await timed(() => sql`
+    select gamificacao.recalcular_quadros_categorias(p.periodo, gamificacao.inicio_periodo(p.periodo, now()), now())
+    from unnest(array['semanal', 'mensal']) p (periodo)`);
+  await sql`vacuum analyze gamificacao.ranking_categorias`;
+  const callId = (n: string) => `('d0000000-0000-4000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
+  await sql.unsafe(`
+    insert into public.chamados (id, tecnico_id, cidade_id, latitude, longitude, agendado_para, aceito_em, checkin_em, status)
+    select ${callId("n")}, ('b0000000-0000-4000-8000-' || lpad(to_hex(t), 12, '0'))::uuid, 'bench-' || (t % ${scale.cities}), -23.55, -46.63,
+      a.agendado, a.agendado - interval '1 day', a.agendado + (n % 30 - 10) * interval '1 minute', 'em_andamento'
+    from generate_series(1, ${changedCalls}) n
+    cross join lateral (select 1 + (n::bigint * 7919) % ${scale.technicians} as t, now() - interval '3 hours' - (n % 120) * interval '1 minute' as agendado) a`);
+  await sql.unsafe(`
+    update public.chamados set status = 'concluido', checkout_em = checkin_em + (30 + abs(hashtext(id::text)) % 60) * interval '1 minute',
+      estrelas = 3 + abs(hashtext(id::text)) % 3
+    where id between ${callId("1")} and ${callId(String(changedCalls))}`);
+  const [{ linhas }] = await sql<{ linhas: number }[]>`select count(*)::int as linhas from gamificacao.chamados_alterados`;
+  const fiveMinuteSeconds = await timed(() => sql`select gamificacao.atualizar_rankings_categorias(now(), false, array['semanal', 'mensal'])`);
+  const hourlySeconds = await timed(() => sql`select gamificacao.atualizar_rankings_categorias(now(), false, array['anual', 'geral'])`);
+  const idleSeconds = await timed(() => sql`select gamificacao.atualizar_rankings_categorias(now(), false, array['semanal', 'mensal'])`);
+  // The runs rewrote board rows; vacuum now rather than let autovacuum do it mid-measurement.
+  await sql`vacuum analyze gamificacao.ranking_categorias, gamificacao.estatisticas_categorias, public.chamados`;
+  return { fullSeconds, changedCalls, changeLogRows: linhas, fiveMinuteSeconds, hourlySeconds, idleSeconds };
 }
