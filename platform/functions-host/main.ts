@@ -128,12 +128,15 @@ async function invoke(entry: FunctionEntry, request: Request, url: URL): Promise
     return workerErrorResponse();
   }
 
-  try {
-    await untilAborted(worker.ready, controller.signal);
-  } catch (error) {
-    finish();
-    if (state.outcome === "ok" && error instanceof BootError) return failed(entry, request, [bootError(), "BOOT_ERROR"], `the worker did not boot: ${error.message}`);
-    return givenUp();
+  // A worker already serving needs no wait (nor the promise and listener it costs).
+  if (!worker.serving) {
+    try {
+      await untilAborted(worker.ready, controller.signal);
+    } catch (error) {
+      finish();
+      if (state.outcome === "ok" && error instanceof BootError) return failed(entry, request, [bootError(), "BOOT_ERROR"], `the worker did not boot: ${error.message}`);
+      return givenUp();
+    }
   }
   if (controller.signal.aborted) {
     finish();

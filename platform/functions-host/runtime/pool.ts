@@ -32,7 +32,8 @@ export class FunctionWorker {
   /** Settles once the worker is terminated, for whatever reason. */
   readonly gone: Promise<void>;
   private markGone: () => void = () => {};
-  private serving = false;
+  /** The function has registered its handler (`ready` has settled successfully). */
+  serving = false;
   private rejectReady: (error: BootError) => void = () => {};
   private readonly bootTimer: ReturnType<typeof setTimeout>;
   private readonly failures = new Set<(reason: string) => void>();
