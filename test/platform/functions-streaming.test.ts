@@ -4,6 +4,7 @@
  * chunk by chunk, backpressure from a client that stops reading, the client going away, uploads
  * whole and streamed, and the answers without a body (test/fixtures/functions/fixture-stream).
  */
+import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
 import { env } from "../helpers/env.ts";
@@ -87,6 +88,26 @@ describe("streamed responses", () => {
     const response = await fetch(`${host}?mode=broken-at-once`);
     expect(response.status).toBe(500);
     expect(await response.json()).toMatchObject({ code: "WORKER_ERROR" });
+    expect((await status("none")).bootId).toBe(before.bootId);
+  });
+});
+
+describe("requests and answers the worker cannot serve fail alone", () => {
+  it("answers 500 WORKER_ERROR for Response.error() and for a TRACE request, and the worker stays", async () => {
+    const before = await status("none");
+    const errorResponse = await fetch(`${host}?mode=response-error`);
+    expect(errorResponse.status).toBe(500);
+    expect(await errorResponse.json()).toMatchObject({ code: "WORKER_ERROR" });
+    // fetch refuses to send TRACE; node:http does not (a Request cannot be built with it).
+    const traced = await new Promise<number>((resolve, reject) => {
+      const outgoing = httpRequest(`${host}?mode=echo`, { method: "TRACE" }, (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      });
+      outgoing.on("error", reject);
+      outgoing.end();
+    });
+    expect(traced).toBe(500);
     expect((await status("none")).bootId).toBe(before.bootId);
   });
 });

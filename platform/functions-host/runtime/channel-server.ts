@@ -93,7 +93,9 @@ export class ChannelServer {
   /** Handles one message from the host about a request. */
   receive(message: ExchangeHostMessage): void {
     if (message.type === "request") {
-      void this.serve(message);
+      // A request that cannot even be built (a method Request refuses, TRACE) or a response that
+      // cannot be read (a body already used) fails that request alone, not the worker.
+      this.serve(message).catch((error) => this.post({ type: "response-error", id: message.id, message: String(error) }));
       return;
     }
     const served = this.served.get(message.id);
@@ -193,6 +195,8 @@ export class ChannelServer {
    * JSON), else its head with what there is and then each chunk as the function writes it.
    */
   private async relay(id: number, method: string, response: Response, served: Served): Promise<void> {
+    // Response.error() has status 0, which no HTTP answer can carry: Deno.serve fails the request too.
+    if (response.status < 200 || response.status > 599) throw new TypeError(`the function answered with status ${response.status}`);
     const head = { id, status: response.status, statusText: response.statusText, headers: [...response.headers] };
     if (!response.body || method === "HEAD" || NULL_BODY_STATUSES.has(response.status)) {
       await response.body?.cancel().catch(() => {});

@@ -38,33 +38,44 @@ export class Exchange {
     this.head.promise.catch(() => {});
   }
 
-  /** Posts the request; resolves with the Response for the client once the worker's head arrives. */
-  async send(request: Request, url: URL): Promise<Response> {
+  /**
+   * Posts the request; resolves with the Response for the client once the worker's head arrives,
+   * and rejects as soon as the exchange is aborted, even while a whole body is still being read.
+   */
+  send(request: Request, url: URL): Promise<Response> {
+    this.postRequest(request, url).catch((error) => this.fail(new RequestBodyFailed(String(error))));
+    return this.head.promise;
+  }
+
+  private async postRequest(request: Request, url: URL): Promise<void> {
     const headers: HeaderList = [...request.headers];
     const target = `${url.origin}${url.pathname}${url.search}`;
     const { method } = request;
     if (!request.body || method === "GET" || method === "HEAD") {
       this.post({ type: "request", id: this.id, method, url: target, headers, body: null });
     } else if (Number(request.headers.get("content-length") ?? Infinity) <= WHOLE_REQUEST_BODY_LIMIT) {
-      let body: Uint8Array<ArrayBuffer>;
-      try {
-        body = new Uint8Array(await request.arrayBuffer());
-      } catch (error) {
-        throw new RequestBodyFailed(String(error));
-      }
-      if (this.settled) return this.head.promise;
-      const { chunk, transfer } = transferable(body, true);
+      const whole = new Uint8Array(await request.arrayBuffer());
+      if (this.settled) return;
+      const { chunk, transfer } = transferable(whole, true);
       this.post({ type: "request", id: this.id, method, url: target, headers, body: chunk }, transfer);
     } else {
       this.requestBody = request.body.getReader();
       this.post({ type: "request", id: this.id, method, url: target, headers, body: "stream" });
     }
-    return this.head.promise;
   }
 
   /** Handles one message from the worker about this request. */
   receive(message: ExchangeWorkerMessage): void {
     if (this.settled) return;
+    try {
+      this.dispatch(message);
+    } catch (error) {
+      // Whatever the worker sent, the host itself must not throw: the request fails instead.
+      this.fail(new ResponseFailed(String(error)));
+    }
+  }
+
+  private dispatch(message: ExchangeWorkerMessage): void {
     switch (message.type) {
       case "response":
         this.respond(message);
