@@ -34,8 +34,8 @@ export interface HostConfig {
   idleMs: number;
   /**
    * Replace workers when a source file changes, so edits apply on the next request (dev). The test
-   * stack keeps its workers: code does not change during a run, and a colleague saving a file
-   * must not recycle workers under a test that compares them.
+   * stack keeps its workers and the functions it found at start: code does not change during a
+   * run, and a colleague saving a file must not recycle workers under a test that compares them.
    */
   reload: boolean;
   /** The environment every function sees, exactly (the host's own is cleared first). */

@@ -192,6 +192,20 @@ describe("faults stay inside the function's worker", () => {
     }
   });
 
+  it("cuts off a response still streaming at the wall-clock limit, also from a worker stuck in a loop, and replaces the worker", async () => {
+    for (const mode of ["stream", "stream-cpu"]) {
+      const before = await bootId("fixture-hangs");
+      const started = Date.now();
+      const response = await fetch(`${functionsUrl}/fixture-hangs?mode=${mode}`);
+      expect(response.status).toBe(200);
+      await expect(response.text()).rejects.toThrow();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+      const after = await call("/fixture-hangs?mode=ok");
+      expect(after.status).toBe(200);
+      expect((after.body as { bootId: string }).bootId).not.toBe(before);
+    }
+  });
+
   it("keeps serving other functions while one hangs", async () => {
     const hanging = call("/fixture-hangs?mode=cpu");
     const started = Date.now();

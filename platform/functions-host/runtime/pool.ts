@@ -7,8 +7,9 @@
  * answering: it is terminated at once, the requests waiting for it to boot get a BootError and those
  * in flight on it are failed, and one log line says which function and why.
  */
+import { Exchange } from "./exchange.ts";
 import type { log as hostLog } from "./log.ts";
-import type { BootMessage, WorkerMessage } from "./protocol.ts";
+import type { BootMessage, ExchangeHostMessage, WorkerMessage } from "./protocol.ts";
 import type { FunctionEntry } from "./registry.ts";
 
 const WORKER_URL = new URL("./worker.ts", import.meta.url);
@@ -21,8 +22,8 @@ export type WorkerLog = typeof hostLog;
 
 export class FunctionWorker {
   readonly worker: Worker;
-  /** The port the function serves on, once it does; rejects with a BootError when it never will. */
-  readonly ready: Promise<number>;
+  /** Settles once the function has registered its handler; rejects with a BootError when it never will. */
+  readonly ready: Promise<void>;
   /** Requests (and EdgeRuntime.waitUntil tasks) currently using this worker. */
   inFlight = 0;
   retired = false;
@@ -31,29 +32,38 @@ export class FunctionWorker {
   /** Settles once the worker is terminated, for whatever reason. */
   readonly gone: Promise<void>;
   private markGone: () => void = () => {};
-  private serving = false;
+  /** The function has registered its handler (`ready` has settled successfully). */
+  serving = false;
   private rejectReady: (error: BootError) => void = () => {};
   private readonly bootTimer: ReturnType<typeof setTimeout>;
   private readonly failures = new Set<(reason: string) => void>();
+  /** Requests posted to the worker and not yet settled, by id. */
+  private readonly exchanges = new Map<number, Exchange>();
+  private nextExchangeId = 1;
 
   constructor(
     readonly entry: FunctionEntry,
     private readonly limitMs: number,
     private readonly log: WorkerLog,
     egress: BootMessage["egress"],
+    listen: BootMessage["listen"],
   ) {
     this.gone = new Promise((resolve) => (this.markGone = resolve));
     this.worker = new Worker(WORKER_URL, { type: "module", name: entry.slug });
     this.bootTimer = setTimeout(() => this.fail(`did not start serving within ${limitMs} ms`), limitMs);
-    this.ready = new Promise<number>((resolve, reject) => {
+    this.ready = new Promise<void>((resolve, reject) => {
       this.rejectReady = reject;
       this.worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
         const message = event.data;
+        if ("id" in message) {
+          this.exchanges.get(message.id)?.receive(message);
+          return;
+        }
         switch (message.type) {
           case "ready":
             clearTimeout(this.bootTimer);
             this.serving = true;
-            resolve(message.port);
+            resolve();
             break;
           case "boot-error":
             this.fail(`boot error: ${message.message}`);
@@ -81,8 +91,22 @@ export class FunctionWorker {
     });
     // Rejections are consumed by whoever awaits `ready`; this keeps an unawaited one quiet.
     this.ready.catch(() => {});
-    const boot: BootMessage = { type: "boot", slug: entry.slug, entrypoint: entry.entrypoint, egress };
+    const boot: BootMessage = { type: "boot", slug: entry.slug, entrypoint: entry.entrypoint, egress, listen };
     this.worker.postMessage(boot);
+  }
+
+  /** A new request to this worker; `onSettled` runs once it is answered, fails or is aborted. */
+  exchange(onSettled: () => void): Exchange {
+    const id = this.nextExchangeId++;
+    const post = (message: ExchangeHostMessage, transfer: ArrayBuffer[] = []) => {
+      if (!this.dead) this.worker.postMessage(message, transfer);
+    };
+    const exchange = new Exchange(id, post, () => {
+      this.exchanges.delete(id);
+      onSettled();
+    });
+    this.exchanges.set(id, exchange);
+    return exchange;
   }
 
   /**
@@ -149,6 +173,8 @@ export class FunctionWorker {
     clearTimeout(this.bootTimer);
     if (!this.serving) this.rejectReady(new BootError("it was stopped before it started serving"));
     this.worker.terminate();
+    // Requests still open on it (a retired worker's grace period ran out) end with it.
+    for (const exchange of this.exchanges.values()) exchange.abort(new Error("the worker was stopped"), false);
     this.markGone();
   }
 }
@@ -163,6 +189,7 @@ export class WorkerPool {
     private readonly idleMs: number,
     private readonly log: WorkerLog,
     private readonly egress: BootMessage["egress"],
+    private readonly listen: BootMessage["listen"],
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, Math.max(1_000, idleMs / 2)));
   }
@@ -172,7 +199,7 @@ export class WorkerPool {
     const current = this.workers.get(entry.slug);
     if (current && !current.retired && current.entry.entrypoint === entry.entrypoint) return current;
     current?.retire("replaced");
-    const fresh = new FunctionWorker(entry, this.limitOf(entry), this.log, this.egress);
+    const fresh = new FunctionWorker(entry, this.limitOf(entry), this.log, this.egress, this.listen);
     this.workers.set(entry.slug, fresh);
     return fresh;
   }

@@ -4,44 +4,56 @@
  * Bootstrap of one function's worker (runs inside a Deno `Worker`, one per function).
  *
  * The function's module is imported unchanged. Before that, `Deno.serve` is replaced so the
- * handler the function registers is served on an ephemeral loopback port instead of the port it
- * asks for (under the Supabase edge runtime the port is ignored too). A module that instead does
- * `export default { fetch }` is served the same way. The host then proxies requests to that port,
- * which keeps streaming bodies, SSE and `Request.signal` exactly as Deno implements them.
+ * handler the function registers is served over the worker's message channel instead of a port
+ * (under the Supabase edge runtime the port is ignored too, and the main worker hands requests to
+ * user workers in-process): the host posts each request and channel-server.ts answers it, keeping
+ * streaming bodies, SSE and `Request.signal` as `Deno.serve` has them. A module that instead does
+ * `export default { fetch }` is served the same way.
  */
-import type { BootMessage, WorkerMessage } from "./protocol.ts";
+import { ChannelServer } from "./channel-server.ts";
+import type { BootMessage, ExchangeHostMessage, HostMessage, WorkerMessage } from "./protocol.ts";
 import { workerErrorResponse } from "./responses.ts";
 
 type Handler = Deno.ServeHandler;
 type ServeOptions = Partial<Deno.ServeTcpOptions> & { handler?: Handler; fetch?: Handler };
 
-const realServe = Deno.serve.bind(Deno);
 let served: Deno.HttpServer | null = null;
+let channel: ChannelServer | null = null;
 let slug = "function";
+let listen: BootMessage["listen"] = { hostname: "127.0.0.1", port: 0 };
 
-function post(message: WorkerMessage): void {
-  self.postMessage(message);
+function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
+  self.postMessage(message, transfer);
 }
 
-/** Starts the real server for the function's handler and tells the host where it listens. */
+/**
+ * Serves the function's handler over the channel and tells the host it may send requests. The
+ * server it returns stops taking requests on `shutdown()` (or the options' signal); once the open
+ * ones are done the worker reports it has stopped serving, and the host replaces it.
+ */
 function startServing(handler: Handler, options: ServeOptions): Deno.HttpServer {
   const onError = options.onError ?? ((error: unknown) => {
     console.error(`Uncaught error in function "${slug}":`, error);
     return workerErrorResponse();
   });
-  const server = realServe(
-    {
-      hostname: "127.0.0.1",
-      port: 0,
-      signal: options.signal,
-      onError,
-      onListen: () => {},
-    },
-    handler,
-  );
-  const addr = server.addr as Deno.NetAddr;
-  post({ type: "ready", port: addr.port });
-  return server;
+  const remoteAddr: Deno.NetAddr = { transport: "tcp", hostname: listen.hostname, port: 0 };
+  const server = new ChannelServer(handler, onError, remoteAddr, post);
+  channel = server;
+  const stopped = server.finished.then(() => post({ type: "fatal", message: "the function shut its server down" }));
+  const shutdown = () => {
+    server.close();
+    return stopped;
+  };
+  options.signal?.addEventListener("abort", () => void shutdown(), { once: true });
+  post({ type: "ready" });
+  return {
+    addr: { transport: "tcp", hostname: listen.hostname, port: listen.port },
+    finished: stopped,
+    shutdown,
+    ref() {},
+    unref() {},
+    [Symbol.asyncDispose]: shutdown,
+  };
 }
 
 /** Accepts every `Deno.serve` overload: (handler), (options, handler), ({handler, ...options}). */
@@ -102,14 +114,21 @@ function routeGatewayCalls({ origin, localAddress }: BootMessage["egress"]): voi
   };
 }
 
-self.onmessage = async (event: MessageEvent<BootMessage>) => {
-  if (event.data?.type !== "boot") return;
-  slug = event.data.slug;
-  routeGatewayCalls(event.data.egress);
+self.onmessage = (event: MessageEvent<HostMessage>) => {
+  const message = event.data;
+  if (message.type === "boot") void boot(message);
+  else channel?.receive(message as ExchangeHostMessage);
+};
+
+async function boot(message: BootMessage): Promise<void> {
+  if (channel || served) return;
+  slug = message.slug;
+  listen = message.listen;
+  routeGatewayCalls(message.egress);
   try {
     // A function may `await server.finished` at top level, so the import can stay pending for
     // ever after it has called Deno.serve: readiness is reported from captureServe, not here.
-    const module = await import(event.data.entrypoint);
+    const module = await import(message.entrypoint);
     if (served) return;
     const fetchHandler = module?.default?.fetch;
     if (typeof fetchHandler === "function") {
@@ -122,7 +141,7 @@ self.onmessage = async (event: MessageEvent<BootMessage>) => {
     if (served) post({ type: "fatal", message: `failed after it started serving: ${errorText(error)}` });
     else post({ type: "boot-error", message: errorText(error) });
   }
-};
+}
 
 // An uncaught error or unhandled rejection that the function does not handle itself (with an
 // `error` or `unhandledrejection` listener calling preventDefault) ends the worker, as on the edge
