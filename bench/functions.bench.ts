@@ -67,7 +67,7 @@ export async function run(): Promise<void> {
     console.log(`POST /api/workflows/not-a-uuid/execute (404 before any SQL), ${REQUESTS_PER_ROUND} requests per round, median of ${ROUNDS} alternating rounds`);
     for (const concurrency of [1, 8, 32]) {
       const results: Record<keyof typeof paths, LoadResult[]> = { bare: [], host: [], gateway: [] };
-      const cpu = { bare: 0, host: 0, functions: 0, platform: 0 };
+      const cpu = { bare: 0, host: 0, functions: 0, gateway: 0 };
       for (let round = 0; round < ROUNDS; round++) {
         const measuredBare = await measureCpu({ bare: bare.pid }, () => runLoad(paths.bare, concurrency));
         results.bare.push(measuredBare.result);
@@ -75,10 +75,10 @@ export async function run(): Promise<void> {
         const measuredHost = await measureCpu({ host: pids.functions }, () => runLoad(paths.host, concurrency));
         results.host.push(measuredHost.result);
         cpu.host += measuredHost.cpuMs.host;
-        const measured = await measureCpu({ functions: pids.functions, platform: pids.platform }, () => runLoad(paths.gateway, concurrency));
+        const measured = await measureCpu({ functions: pids.functions, gateway: pids.gateway }, () => runLoad(paths.gateway, concurrency));
         results.gateway.push(measured.result);
         cpu.functions += measured.cpuMs.functions;
-        cpu.platform += measured.cpuMs.platform;
+        cpu.gateway += measured.cpuMs.gateway;
       }
       const floor = medianRun(results.bare);
       const host = medianRun(results.host);
@@ -88,7 +88,7 @@ export async function run(): Promise<void> {
       console.log(`               functions host straight ${describeLoad(host)}`);
       console.log(`               through the gateway ${describeLoad(ours)}`);
       console.log(`               time per request ÷ bare Deno's: functions host straight ${(floor.perSecond / host.perSecond).toFixed(2)}×, through the gateway ${(floor.perSecond / ours.perSecond).toFixed(2)}× (goal ≤ 1.5×)`);
-      console.log(`               CPU per request: bare Deno ${perRequest(cpu.bare)} µs; functions host straight (host and worker) ${perRequest(cpu.host)} µs; through the gateway: gateway ${perRequest(cpu.platform)} µs, functions host and worker ${perRequest(cpu.functions)} µs`);
+      console.log(`               CPU per request: bare Deno ${perRequest(cpu.bare)} µs; functions host straight (host and worker) ${perRequest(cpu.host)} µs; through the gateway: gateway (HAProxy) ${perRequest(cpu.gateway)} µs, functions host and worker ${perRequest(cpu.functions)} µs`);
       report({
         bench: "functions", metric: "edge function request straight to the functions host", scale: `${concurrency} in flight`, value: host.perSecond, unit: "req/s", higherIsBetter: true,
         baseline: { name: "bare Deno.serve", value: floor.perSecond },

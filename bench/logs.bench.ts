@@ -152,8 +152,8 @@ export async function run(options?: BenchOptions): Promise<void> {
   const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 1, onnotice: () => {} });
   try {
     const workspace = await createBenchWorkspace(sql, "Logs bench", "bb100000-0000-4000-8000-000000000001", 50);
-    const { platform, functions } = servicePids(loadConfig("bench"));
-    const stackPids = { platform, functions };
+    const { gateway, functions } = servicePids(loadConfig("bench"));
+    const stackPids = { gateway, functions };
     const [{ pid: ownBackend }] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
     const sizes = sizesOf(options);
     let generated = 0;
@@ -185,7 +185,7 @@ export async function run(options?: BenchOptions): Promise<void> {
         const perPage = (ms: number) => (ms / REQUESTS).toFixed(2);
         const edgeBackendMs = Object.entries(overHttp.cpuMs).filter(([name]) => name.startsWith("backend")).reduce((sum, [, ms]) => sum + ms, 0);
         console.log(`  ${verdict(http.p95 <= GOAL_P95_MS)} ${measured.name.padEnd(42)} HTTP ${describe(http)}   workflow_logs_json() ${describe(direct.result)}   bare SQL ${describe(floor.result)}`);
-        console.log(`    ${"".padEnd(42)} CPU: HTTP ${perPage(overHttp.cpuMs.platform)} · ${perPage(overHttp.cpuMs.functions)} · ${perPage(edgeBackendMs)}   SQL ${perPage(direct.cpuMs.backend)} · bare ${perPage(floor.cpuMs.backend)}`);
+        console.log(`    ${"".padEnd(42)} CPU: HTTP ${perPage(overHttp.cpuMs.gateway)} · ${perPage(overHttp.cpuMs.functions)} · ${perPage(edgeBackendMs)}   SQL ${perPage(direct.cpuMs.backend)} · bare ${perPage(floor.cpuMs.backend)}`);
         report({
           bench: "logs", metric: `page of 100, ${measured.name}: HTTP p95`, scale: sizeLabel(size), value: http.p95, unit: "ms", higherIsBetter: false,
           baseline: { name: "bare SQL page p95", value: floor.result.p95 },
