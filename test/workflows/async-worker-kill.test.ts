@@ -8,8 +8,9 @@
  * - a durable run killed after the second of its four API blocks has completed resumes from its
  *   checkpoints: each block's call to a local counter server happens exactly once over the run
  *   (docs/workflow-runs.md, "Durable async runs");
- * - a queued run whose checkpoint cannot be written (its database connections terminated) lets go
- *   of the run, which goes back to the queue and completes, instead of ending failed;
+ * - a queued run whose checkpoint cannot be written (each try's connection terminated while it
+ *   waits on a lock) lets go of the run, which goes back to the queue and completes, instead of
+ *   ending failed;
  * - the `api` function keeps serving while its database connections are terminated under it
  *   (pg_terminate_backend): requests caught by the loss answer 503 DATABASE_UNAVAILABLE with
  *   Retry-After, or succeed, and none gets the functions host's WORKER_ERROR, which is what a
@@ -141,16 +142,27 @@ describe("a worker killed mid-run", () => {
     expect(queued.status).toBe(202);
     const { executionId } = (await queued.json()) as { executionId: string };
     await until("the second block's checkpoint", async () => (await runState(sql, executionId)).checkpoints.includes("s2"), WAIT_MS);
-    // Over the end of the 5 s Wait, for 2.5 s (well inside the 4 s lease), the worker's database
-    // connections are terminated as fast as they open: the Wait's checkpoint cannot be written.
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    // The checkpoints table is locked, so the next checkpoint the worker writes (the Wait's) waits
+    // on the lock, and each try's connection is terminated while it waits: every try loses its
+    // connection, deterministically, and the attempt lets go of the run. The lock is released once
+    // no try has come for two seconds, so an attempt that failed the run instead could record it.
+    const admin = postgres(config.adminDbUrl, { max: 2, onnotice: () => {} });
     let terminated = 0;
-    const stormEnds = Date.now() + 2_500;
-    while (Date.now() < stormEnds) {
-      const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity where application_name = 'orbita-edge-function' and pid <> pg_backend_pid()`;
-      for (const { pid } of rows) await sql`select pg_terminate_backend(${pid})`;
-      terminated += rows.length;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    try {
+      await admin.begin(async (locked) => {
+        await locked`lock table workflows_private.run_checkpoints in exclusive mode`;
+        let quietSince = Date.now();
+        while (terminated === 0 ? Date.now() - quietSince < WAIT_MS : Date.now() - quietSince < 2_000) {
+          const [{ count }] = await admin<{ count: number }[]>`
+            select count(pg_terminate_backend(pid))::int as count from pg_stat_activity
+            where application_name = 'orbita-edge-function' and wait_event_type = 'Lock' and query like '%record_workflow_checkpoint%'`;
+          if (count > 0) quietSince = Date.now();
+          terminated += count;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+    } finally {
+      await admin.end();
     }
     expect(terminated).toBeGreaterThan(0);
 

@@ -24,8 +24,12 @@ function serviceDatabase(): DirectDatabase {
   return database;
 }
 
-/** postgres.js's codes for a lost connection, and Postgres's for a terminated or starting backend. */
-const CONNECTION_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT", "ECONNREFUSED", "ECONNRESET", "EPIPE", "57P01", "57P02", "57P03"]);
+/**
+ * postgres.js's codes for a lost connection, and Postgres's for a terminated or starting backend
+ * and for a connection refused because every slot (or the role's limit) is taken: 53300 is what a
+ * burst over max_connections meets on hosted Supabase, and it passes once connections free up.
+ */
+const CONNECTION_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED", "CONNECT_TIMEOUT", "ECONNREFUSED", "ECONNRESET", "EPIPE", "53300", "57P01", "57P02", "57P03"]);
 
 /** Whether `error` means the call lost (or never had) its connection, rather than a fault of the call. */
 export function isConnectionError(error: unknown): boolean {
