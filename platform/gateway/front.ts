@@ -177,6 +177,10 @@ export function writeFrontConfig(config: StackConfig): string {
     `  bind 127.0.0.1:${ports.gateway}`,
     "  http-request lua.orbita_gateway",
     "  http-request use-service lua.orbita_too_large if { var(txn.too_large) -m found }",
+    // PostgREST (warp) closes its connection after answering a HEAD, a moment after the answer. A
+    // pooled connection handed to the next request in that moment fails it (a 502, or the client's
+    // connection dropped), so a HEAD gets a connection of its own that is never pooled.
+    "  use_backend rest_head if METH_HEAD { var(txn.upstream) -m str rest }",
     "  use_backend %[var(txn.upstream)]",
     ...Object.entries(CORS_HEADERS).map(([name, value]) => `  http-after-response set-header ${name} ${quoted(value)} unless { res.hdr(${name}) -m found }`),
     ...["sb-request-id", "x-request-id"].map((name) => `  http-after-response set-header ${name} %[var(txn.request_id)] if { var(txn.request_id) -m found } !{ res.hdr(${name}) -m found }`),
@@ -186,6 +190,10 @@ export function writeFrontConfig(config: StackConfig): string {
       ...[502, 503, 504].map((status) => `  errorfile ${status} ${join(dir, `${upstream}-unreachable.http`)}`),
       `  server ${upstream} 127.0.0.1:${servers[upstream]}`,
     ]),
+    "backend rest_head",
+    "  option http-server-close",
+    ...[502, 503, 504].map((status) => `  errorfile ${status} ${join(dir, "rest-unreachable.http")}`),
+    `  server rest 127.0.0.1:${servers.rest}`,
   ];
   const configFile = join(dir, "haproxy.cfg");
   writeFileSync(configFile, `${lines.join("\n")}\n`);
