@@ -197,6 +197,16 @@ local function decodeComponent(text)
   return (text:gsub("%+", " "):gsub("%%(%x%x)", byteOf))
 end
 
+-- Whether a query string decodes to UTF-8. PostgREST 12.0.2 answers a query that does not with a
+-- 500 outside its error shape, so the gateway refuses it first. Lua's utf8.len rejects overlong
+-- forms, stray continuation bytes and code points past U+10FFFF but accepts UTF-16 surrogates
+-- (U+D800-U+DFFF, "\237" followed by "\160"-"\191"), which Haskell's decoder refuses as well.
+local function queryDecodes(query)
+  if query:find("[%%\128-\255]") == nil then return true end
+  local decoded = decodeComponent(query)
+  return utf8.len(decoded) ~= nil and decoded:find("\237[\160-\191]") == nil
+end
+
 -- Hosted Supabase preloads pg-safeupdate for PostgREST's role, so an UPDATE or DELETE without a
 -- WHERE clause fails with SQLSTATE 21000; Debian has no safeupdate package, so the gateway refuses
 -- a table PATCH/DELETE whose query has no parameter that filters rows.
@@ -256,8 +266,12 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
       return refuse(txn, answers.rateLimited, { ["retry-after"] = tostring(resetSeconds) })
     end
   end
-  if upstream == "rest" and isUnfilteredWrite(method, upstreamPath, fetch:query()) then
-    return refuse(txn, method == "PATCH" and answers.unfilteredUpdate or answers.unfilteredDelete)
+  if upstream == "rest" then
+    local query = fetch:query()
+    if query ~= nil and not queryDecodes(query) then return refuse(txn, answers.queryNotUtf8) end
+    if isUnfilteredWrite(method, upstreamPath, query) then
+      return refuse(txn, method == "PATCH" and answers.unfilteredUpdate or answers.unfilteredDelete)
+    end
   end
   if method ~= "GET" and method ~= "HEAD" then
     local length = tonumber(header(fetch, "content-length") or "0")

@@ -89,6 +89,9 @@ function answersFor(upstream: Upstream, limits: Record<Upstream, number>): Recor
     forbidden: upstreamError(upstream, 403, "forbidden", "You cannot consume this service"),
     unfilteredUpdate: unfiltered("UPDATE"),
     unfilteredDelete: unfiltered("DELETE"),
+    // PostgREST 12.0.2 answers such a query with a 500 outside its error shape; PGRST100 is its
+    // own code for a query string it cannot parse.
+    queryNotUtf8: upstreamError(upstream, 400, "PGRST100", "The query string's percent-escapes do not decode to UTF-8"),
   };
 }
 
