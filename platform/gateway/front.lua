@@ -2,7 +2,7 @@
 -- request before it is proxied: routing, CORS preflights, request ids, key translation, the
 -- per-caller rate limits, the pg-meta guard, the unfiltered PATCH/DELETE refusal and the body caps.
 -- Every constant (keys, limits, CORS lists, error bodies) comes from the settings file that
--- platform/gateway/front-config.ts writes from the TypeScript configuration; nothing is retyped here.
+-- platform/gateway/front.ts writes from the TypeScript configuration; nothing is retyped here.
 -- Bearer tokens are verified once by the node half of the gateway (the one verifier, HS256 and the
 -- asymmetric signing keys) and their claims cached here until the token's exp.
 
@@ -23,52 +23,65 @@ local function nowMs()
   return now.sec * 1000 + math.floor(now.usec / 1000)
 end
 
--- A request header from the request's header table (read once per request): repeated headers
--- joined with ", " as node reads them, nil when absent.
-local function header(headers, name)
-  local values = headers[name]
-  if values == nil or values[0] == nil then return nil end
-  local joined = values[0]
-  local index = 1
-  while values[index] ~= nil do
-    joined = joined .. ", " .. values[index]
-    index = index + 1
-  end
-  return joined
+-- A request header (repeated ones joined with ", " as node reads them), nil when absent. Two
+-- native fetches for the headers a request has, one for those it lacks: cheaper than building a
+-- Lua table of every header, which the gateway did at first (see docs/performance.md).
+local function header(fetch, name)
+  local count = fetch:req_fhdr_cnt(name)
+  if count == 0 then return nil end
+  if count == 1 then return fetch:req_fhdr(name) end
+  local values = {}
+  for occurrence = 1, count do values[occurrence] = fetch:req_fhdr(name, occurrence) end
+  return table.concat(values, ", ")
 end
 
 local function startsWith(text, prefix)
   return text:sub(1, #prefix) == prefix
 end
 
+-- The route prefixes with their "/"-terminated forms, built once rather than per request.
+local prefixes = {}
+for index, entry in ipairs(settings.prefixes) do
+  prefixes[index] = { prefix = entry[1], withSlash = entry[1] .. "/", upstream = entry[2] }
+end
+
+-- GoTrue's browser redirects carry no API key, and Kong forwards them untouched.
+local AUTH_REDIRECTS = { "/verify", "/callback", "/authorize" }
+
 -- Where a request goes: the backend, the path it sees (prefix stripped) and whether Kong would
 -- translate API keys on that route; nil for no route.
-local function route(path, hostname)
+local function route(path, host)
   -- Chat deployments are the `chat` function's, at /chat/<identifier> or on their own subdomain.
-  local label = hostname:match("^([a-z0-9][a-z0-9%-]*)%.chat%.")
-  if label ~= nil and #label <= 63 and label:sub(-1) ~= "-" then
-    return "functions", "/chat/" .. label .. (path == "/" and "" or path), false
+  if host ~= nil then
+    local hostname = host:lower()
+    if hostname:find(".chat.", 1, true) ~= nil then
+      local label = hostname:gsub(":%d+$", ""):match("^([a-z0-9][a-z0-9%-]*)%.chat%.")
+      if label ~= nil and #label <= 63 and label:sub(-1) ~= "-" then
+        return "functions", "/chat/" .. label .. (path == "/" and "" or path), false
+      end
+    end
   end
   if path == "/chat" or startsWith(path, "/chat/") then return "functions", path, false end
-  for _, entry in ipairs(settings.prefixes) do
-    local prefix, upstream = entry[1], entry[2]
-    if path == prefix or startsWith(path, prefix .. "/") then
-      local rest = path:sub(#prefix + 1)
+  for _, entry in ipairs(prefixes) do
+    if path == entry.prefix or startsWith(path, entry.withSlash) then
+      local rest = path:sub(#entry.prefix + 1)
       if rest == "" then rest = "/" end
-      -- GoTrue's browser redirects carry no API key, and Kong forwards them untouched.
       local translate = true
-      if upstream == "auth" then
-        for _, redirect in ipairs({ "/verify", "/callback", "/authorize" }) do
+      if entry.upstream == "auth" then
+        for _, redirect in ipairs(AUTH_REDIRECTS) do
           if startsWith(rest, redirect) and not rest:sub(#redirect + 1, #redirect + 1):match("^[%w_]$") then translate = false end
         end
       end
-      return upstream, rest, translate
+      return entry.upstream, rest, translate
     end
   end
   -- The specs' root paths (/api/...) are the `api` edge function's, as on a custom domain.
   if path == "/api" or startsWith(path, "/api/") then return "functions", path, true end
   return nil
 end
+
+local SERVICE_ROLE_AUTHORIZATION = "Bearer " .. settings.keys.serviceRole
+local ANON_AUTHORIZATION = "Bearer " .. settings.keys.anon
 
 -- The Authorization value Kong forwards for `supabase start`: a non-`sb_` Bearer token passes
 -- through; otherwise the apikey header decides (secret key: service_role JWT, publishable key:
@@ -78,22 +91,21 @@ local function translateAuthorization(authorization, apikey)
   local key = apikey
   if key == nil and authorization ~= nil then key = authorization:sub(#"Bearer " + 1) end
   if key == nil then return nil end
-  if key == settings.keys.secret then return "Bearer " .. settings.keys.serviceRole end
-  if key == settings.keys.publishable then return "Bearer " .. settings.keys.anon end
+  if key == settings.keys.secret then return SERVICE_ROLE_AUTHORIZATION end
+  if key == settings.keys.publishable then return ANON_AUTHORIZATION end
   if startsWith(key, "ey") then return "Bearer " .. key end
   return key
 end
 
 -- Claims of a valid bearer token ({ role, sub }), or nil for a missing, malformed, forged or
--- expired one. A token not seen before is sent to the node verifier.
+-- expired one. A token not seen before is sent to the node verifier. Cached by the whole
+-- Authorization value ("Bearer " and the token), which names the token as well without a copy.
 local function bearerClaims(authorization)
   if authorization == nil or not startsWith(authorization, "Bearer ") then return nil end
-  local token = authorization:sub(#"Bearer " + 1)
-  local nowSeconds = core.now().sec
-  local known = claimsByToken[token]
+  local known = claimsByToken[authorization]
   if known ~= nil then
-    if known.exp == nil or nowSeconds < known.exp then return known end
-    claimsByToken[token] = nil
+    if known.exp == nil or core.now().sec < known.exp then return known end
+    claimsByToken[authorization] = nil
     claimsCount = claimsCount - 1
     return nil
   end
@@ -106,7 +118,7 @@ local function bearerClaims(authorization)
     claimsByToken = {}
     claimsCount = 0
   end
-  claimsByToken[token] = claims
+  claimsByToken[authorization] = claims
   claimsCount = claimsCount + 1
   return claims
 end
@@ -136,10 +148,7 @@ end
 local function isIPv4(text)
   local a, b, c, d = text:match("^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
   if a == nil then return false end
-  for _, part in ipairs({ a, b, c, d }) do
-    if #part > 3 or tonumber(part) > 255 then return false end
-  end
-  return true
+  return #a <= 3 and #b <= 3 and #c <= 3 and #d <= 3 and tonumber(a) <= 255 and tonumber(b) <= 255 and tonumber(c) <= 255 and tonumber(d) <= 255
 end
 
 local function isIP(text)
@@ -159,12 +168,13 @@ end
 -- The client's address: the TCP peer, unless the peer is a trusted proxy (as Kong's trusted_ips).
 -- Then X-Forwarded-For is read from the right, skipping trusted proxies, and the first address
 -- that is not one is the client; entries further left were written by the client and prove
--- nothing. A malformed entry ends the walk at the last good one.
-local function clientAddress(txn, headers)
-  local client = unmapped(txn.f:src())
-  if not isTrusted(client) then return client end
+-- nothing. A malformed entry ends the walk at the last good one. The peer is always an address
+-- (the listener is TCP), so only the forwarded entries are checked for being one.
+local function clientAddress(fetch)
+  local client = unmapped(fetch:src())
+  if trusted:lookup(client) == nil then return client end
   local hops = {}
-  for hop in (header(headers, "x-forwarded-for") or ""):gmatch("[^,]+") do
+  for hop in (header(fetch, "x-forwarded-for") or ""):gmatch("[^,]+") do
     hop = hop:match("^%s*(.-)%s*$")
     if hop ~= "" then hops[#hops + 1] = hop end
   end
@@ -177,8 +187,24 @@ local function clientAddress(txn, headers)
   return client
 end
 
+local function byteOf(hex)
+  return string.char(tonumber(hex, 16))
+end
+
+-- A query component with its escapes decoded as PostgREST's server (Warp) decodes them: "+" as a
+-- space, each "%" and two hex digits as that byte, any other "%" left as it is.
 local function decodeComponent(text)
-  return (text:gsub("%+", " "):gsub("%%(%x%x)", function(hex) return string.char(tonumber(hex, 16)) end))
+  return (text:gsub("%+", " "):gsub("%%(%x%x)", byteOf))
+end
+
+-- Whether a query string decodes to UTF-8. PostgREST 12.0.2 answers a query that does not with a
+-- 500 outside its error shape, so the gateway refuses it first. Lua's utf8.len rejects overlong
+-- forms, stray continuation bytes and code points past U+10FFFF but accepts UTF-16 surrogates
+-- (U+D800-U+DFFF, "\237" followed by "\160"-"\191"), which Haskell's decoder refuses as well.
+local function queryDecodes(query)
+  if query:find("[%%\128-\255]") == nil then return true end
+  local decoded = decodeComponent(query)
+  return utf8.len(decoded) ~= nil and decoded:find("\237[\160-\191]") == nil
 end
 
 -- Hosted Supabase preloads pg-safeupdate for PostgREST's role, so an UPDATE or DELETE without a
@@ -201,27 +227,27 @@ local function refuse(txn, answer, extra)
 end
 
 core.register_action("orbita_gateway", { "http-req" }, function(txn)
-  local method = txn.f:method()
-  local path = txn.f:path() or "/"
-  local headers = txn.http:req_get_headers()
-  -- A request head over the cap is refused before any service sees it, with an empty 431.
-  local headBytes = #method + #(txn.f:url() or "") + 12
-  for name, values in pairs(headers) do
-    for _, value in pairs(values) do headBytes = headBytes + #name + #value + 4 end
-  end
+  local fetch = txn.f
+  local method = fetch:method()
+  local path = fetch:path() or "/"
+  -- A request head over the cap is refused before any service sees it, with an empty 431. The
+  -- head is counted as node counted it: the request line's parts plus each header's name, value
+  -- and four bytes (req.hdrs gives "name: value\r\n" for each header and a closing "\r\n").
+  local headBytes = #method + #(fetch:url() or "") + 10 + #fetch:req_hdrs()
   if headBytes > settings.maxHeadBytes then return refuse(txn, settings.answers.headTooLarge) end
-  local requestId = header(headers, "x-request-id") or txn.f:uuid()
+  local requestIdCount = fetch:req_fhdr_cnt("x-request-id")
+  local requestId = requestIdCount ~= 0 and header(fetch, "x-request-id") or fetch:uuid()
   txn:set_var("txn.request_id", requestId)
-  local host = header(headers, "host")
-  local hostname = (host or ""):lower():gsub(":%d+$", "")
-  local upstream, upstreamPath, translateKeys = route(path, hostname)
+  local host = header(fetch, "host")
+  local upstream, upstreamPath, translateKeys = route(path, host)
   if upstream == nil then return refuse(txn, settings.answers.noRoute) end
   local answers = settings.answers[upstream]
   -- Edge functions answer their own preflights on Supabase; Kong answers the other services'.
   if method == "OPTIONS" and upstream ~= "functions" then return refuse(txn, settings.answers.preflight) end
 
-  local authorization = header(headers, "authorization")
-  if translateKeys then authorization = translateAuthorization(authorization, header(headers, "apikey")) end
+  local sentAuthorization = header(fetch, "authorization")
+  local authorization = sentAuthorization
+  if translateKeys then authorization = translateAuthorization(authorization, header(fetch, "apikey")) end
   local claims = nil
   if upstream ~= "storage" then claims = bearerClaims(authorization) end
   local role = claims and claims.role
@@ -230,7 +256,7 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   if upstream == "meta" and role ~= "service_role" then
     return refuse(txn, authorization == nil and answers.noApiKey or answers.forbidden)
   end
-  local client = clientAddress(txn, headers)
+  local client = clientAddress(fetch)
   -- The service_role key is a server secret held by trusted back-office code (functions, workers),
   -- not a client; its calls all come from this machine and would otherwise share one budget.
   if settings.rateLimits[upstream] ~= nil and role ~= "service_role" then
@@ -240,27 +266,32 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
       return refuse(txn, answers.rateLimited, { ["retry-after"] = tostring(resetSeconds) })
     end
   end
-  if upstream == "rest" and isUnfilteredWrite(method, upstreamPath, txn.f:query()) then
-    return refuse(txn, method == "PATCH" and answers.unfilteredUpdate or answers.unfilteredDelete)
+  if upstream == "rest" then
+    local query = fetch:query()
+    if query ~= nil and not queryDecodes(query) then return refuse(txn, answers.queryNotUtf8) end
+    if isUnfilteredWrite(method, upstreamPath, query) then
+      return refuse(txn, method == "PATCH" and answers.unfilteredUpdate or answers.unfilteredDelete)
+    end
   end
-  local length = tonumber(header(headers, "content-length") or "0")
-  if method ~= "GET" and method ~= "HEAD" and length ~= nil and length > settings.bodyLimits[upstream] then
-    -- Answered by orbita_too_large once the body is read: a client still sending it when the
-    -- connection closed would see a broken pipe instead of the answer.
-    txn:set_var("txn.too_large", upstream)
-    return
+  if method ~= "GET" and method ~= "HEAD" then
+    local length = tonumber(header(fetch, "content-length") or "0")
+    if length ~= nil and length > settings.bodyLimits[upstream] then
+      -- Answered by orbita_too_large once the body is read: a client still sending it when the
+      -- connection closed would see a broken pipe instead of the answer.
+      txn:set_var("txn.too_large", upstream)
+      return
+    end
   end
 
-  if authorization == nil then txn.http:req_del_header("authorization")
-  else txn.http:req_set_header("authorization", authorization) end
-  -- Loopback hops gain nothing from compression; ask every upstream for identity.
-  txn.http:req_set_header("accept-encoding", "identity")
-  txn.http:req_set_header("x-request-id", requestId)
-  txn.http:req_set_header("x-forwarded-for", client)
-  if host ~= nil then txn.http:req_set_header("x-forwarded-host", host) end
-  txn.http:req_set_header("x-forwarded-proto", "http")
-  -- The node half serves auth and storage on one port and tells them apart by this header.
-  if upstream == "auth" or upstream == "storage" then txn.http:req_set_header("x-orbita-service", upstream) end
+  -- Headers are rewritten only where they change: the fixed ones (accept-encoding,
+  -- x-forwarded-*, x-orbita-service) are set by native rules after this action in haproxy.cfg.
+  if authorization == nil then
+    if sentAuthorization ~= nil then txn.http:req_del_header("authorization") end
+  elseif authorization ~= sentAuthorization or fetch:req_fhdr_cnt("authorization") > 1 then
+    txn.http:req_set_header("authorization", authorization)
+  end
+  if requestIdCount ~= 1 then txn.http:req_set_header("x-request-id", requestId) end
+  txn:set_var("txn.client", client)
   txn.http:req_set_path(upstreamPath)
   txn:set_var("txn.upstream", upstream)
 end)

@@ -49,6 +49,18 @@ describe("API gateway", () => {
     expect(await response.json()).toMatchObject({ code: "payload_too_large", message: "Request body exceeds the 10 MiB limit" });
   });
 
+  it("refuses a data-API query whose escapes are not UTF-8 with 400 in PostgREST's shape, and passes one that is", async () => {
+    const device = fetchFrom(simulatedClientAddress());
+    // A lone byte, a bad continuation, an overlong NUL, a UTF-16 surrogate, a code point past U+10FFFF, a truncated sequence.
+    for (const escapes of ["%FF", "%C3%28", "%C0%80", "%ED%A0%80", "%F4%90%80%80", "%E0%A4%A"]) {
+      const response = await device(`${env.url}/rest/v1/demo_projects?select=id${escapes}`, { headers: { apikey: env.anonKey } });
+      expect(response.status, escapes).toBe(400);
+      expect(await response.json()).toEqual({ code: "PGRST100", details: null, hint: null, message: "The query string's percent-escapes do not decode to UTF-8" });
+    }
+    const decoded = await device(`${env.url}/rest/v1/demo_projects?select=%69%64&limit=1`, { headers: { apikey: env.anonKey } });
+    expect(decoded.status).toBe(200);
+  });
+
   it("limits the data API to 200 requests a minute per client, then answers 429 with Retry-After", async () => {
     const { statuses, last } = await burst(201, "/rest/v1/demo_projects?select=id&limit=1", simulatedClientAddress());
     expect(statuses.slice(0, 200).every((status) => status === 200)).toBe(true);
