@@ -60,8 +60,10 @@ begin
   delete from gamificacao.ranking_categorias where periodo = p_periodo and periodo_inicio = p_inicio;
 
   -- The period's rating mean C is computed first: the Bayesian average of every technician needs it.
-  select sum(e.soma_estrelas)::numeric / nullif(sum(e.avaliacoes), 0) into v_media
-  from gamificacao.estatisticas_chamados(v_de, v_ate) e;
+  -- It is the mean of the period's ratings, not a per-technician sum, so it stays one plain scan
+  -- of the calls rather than a second grouping of them.
+  select sum(ch.estrelas)::numeric / nullif(count(ch.estrelas), 0) into v_media from public.chamados ch
+  where ch.agendado_para >= v_de and ch.agendado_para < v_ate;
 
   insert into gamificacao.ranking_categorias (categoria, periodo, periodo_inicio, posicao, usuario_id, valor, amostras)
   with estatisticas as (
