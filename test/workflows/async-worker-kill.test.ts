@@ -11,6 +11,10 @@
  * - a queued run whose checkpoint cannot be written (each try's connection terminated while it
  *   waits on a lock) lets go of the run, which goes back to the queue and completes, instead of
  *   ending failed;
+ * - a sync run whose functions host is killed mid-run (a Wait keeps it running) leaves its
+ *   Idempotency-Key held only for its short lease (run-lease.ts): a client retrying with the same
+ *   key gets the recorded ending (WORKER_LOST) within that lease plus slack, without the sweeper
+ *   being run ahead; one record, one charge (its base charge: it was admitted);
  * - the `api` function keeps serving while its database connections are terminated under it
  *   (pg_terminate_backend): requests caught by the loss answer 503 DATABASE_UNAVAILABLE with
  *   Retry-After, or succeed, and none gets the functions host's WORKER_ERROR, which is what a
@@ -24,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
 import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
 import { until } from "../helpers/until.ts";
+import { SYNC_LEASE_SECONDS } from "../../supabase/functions/_shared/workflows/runs/run-lease.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { runState, startCounterServer, type CounterServer } from "./durable-helpers.ts";
 
@@ -38,6 +43,7 @@ describe("a worker killed mid-run", () => {
   let stack: OwnStack;
   let workflowId: string;
   let stepsId: string;
+  let longWaitId: string;
   let counter: CounterServer;
   const sql = postgres(config.dbUrl, { max: 1, onnotice: () => {} });
 
@@ -79,6 +85,18 @@ describe("a worker killed mid-run", () => {
     stepsId = createdSteps.data.id;
     const deployedSteps = await builder.rpc("deploy_workflow", { p_workflow_id: stepsId });
     if (deployedSteps.error) throw deployedSteps.error;
+
+    // A sync run still in its Wait when the functions host is killed (the test stack's sync limit is 8 s).
+    const longWait = new WorkflowBuilder()
+      .block("api", "api_trigger", {}, { name: "API" })
+      .block("pause", "wait", { amount: 60, unit: "seconds" }, { name: "Pause" })
+      .block("done", "function", { code: "return 'finished';" }, { name: "Done" })
+      .chain("api", "pause", "done").build();
+    const createdLongWait = await builder.from("workflows").insert({ workspace_id: workspaceId, name: "Long wait", state: longWait }).select("id").single<{ id: string }>();
+    if (createdLongWait.error) throw createdLongWait.error;
+    longWaitId = createdLongWait.data.id;
+    const deployedLongWait = await builder.rpc("deploy_workflow", { p_workflow_id: longWaitId });
+    if (deployedLongWait.error) throw deployedLongWait.error;
   }, 180_000);
 
   afterAll(async () => {
@@ -175,6 +193,57 @@ describe("a worker killed mid-run", () => {
     const [{ charges }] = await sql<{ charges: number }[]>`select count(*)::int as charges from public.usage_ledger where execution_id = ${executionId}`;
     expect(charges).toBe(1);
   }, 150_000);
+
+  it("answers a retry of a sync run killed mid-run from its recorded ending within the short lease, without the sweeper", async () => {
+    const key = `sync-kill-${Date.now()}`;
+    const execute = () => fetch(`${config.apiUrl}/api/workflows/${longWaitId}/execute`, {
+      method: "POST", headers: { "X-API-Key": DEMO_KEY, "Idempotency-Key": key, "content-type": "application/json" }, body: "{}", signal: AbortSignal.timeout(120_000),
+    });
+    const first = execute().then((response) => response.status, () => 0);
+
+    let executionId = "";
+    await until("the run to be admitted", async () => {
+      const rows = await sql<{ id: string }[]>`select execution_id as id from workflows_private.idempotency_keys where workflow_id = ${longWaitId} and key = ${key}`;
+      executionId = rows[0]?.id ?? "";
+      return executionId !== "";
+    }, WAIT_MS);
+    // The run holds the short lease, not its time limit plus 60 s. (The test stack's sync limit,
+    // 8 s, ends runs before the first renewal at a third of the lease; pgTAP covers renewals.)
+    const [held] = await sql<{ status: string; left: number }[]>`
+      select status::text, extract(epoch from lease_expires_at - clock_timestamp())::float8 as left from public.workflow_executions where id = ${executionId}`;
+    expect(held.status).toBe("running");
+    expect(held.left).toBeLessThanOrEqual(SYNC_LEASE_SECONDS);
+
+    const host = stack.service("functions");
+    process.kill(host.pid as number, "SIGKILL");
+    const killedAt = Date.now();
+    expect(await first).not.toBe(200);
+    await until("the functions host to be restarted", () => stack.service("functions").pid !== host.pid && stack.service("functions").state === "running", WAIT_MS);
+
+    // The client retries with the same key: 409 while the lease may still be renewed, a platform's
+    // "try again" while the host restarts, then the run's ending. No sweeper is run ahead of time.
+    const statuses: number[] = [];
+    let final: { status: number; body: unknown; headers: Headers } | undefined;
+    await until("the retry's final answer within the lease", async () => {
+      const response = await execute().catch(() => null);
+      statuses.push(response?.status ?? 0);
+      if (!response) return false;
+      const text = await response.text();
+      if ((response.status === 409 && text.includes("IDEMPOTENCY_KEY_IN_USE")) || [502, 503, 504, 546].includes(response.status)) return false;
+      final = { status: response.status, body: JSON.parse(text), headers: response.headers };
+      return true;
+    }, (SYNC_LEASE_SECONDS + 60) * 1000, 500);
+    console.log(`sync run killed mid-run: the retry got its ending ${Date.now() - killedAt} ms after kill -9 (lease ${SYNC_LEASE_SECONDS} s); answers: ${statuses.join(",")}`);
+
+    expect(final?.status).toBe(500);
+    expect(final?.body).toMatchObject({ success: false, executionId, code: "EXECUTION_FAILED", errorCode: "WORKER_LOST" });
+    expect(final?.headers.get("x-execution-id")).toBe(executionId);
+    expect(final?.headers.get("idempotent-replayed")).toBe("true");
+    const runs = await sql<{ id: string; status: string; error_code: string; charges: number }[]>`
+      select e.id, e.status::text, e.error_code, (select count(*)::int from public.usage_ledger l where l.execution_id = e.id) as charges
+      from public.workflow_executions e where e.workflow_id = ${longWaitId}`;
+    expect(runs).toEqual([{ id: executionId, status: "failed", error_code: "WORKER_LOST", charges: 1 }]);
+  }, 240_000);
 
   it("leaves the api worker serving while its database connections are terminated", async () => {
     const execute = () => fetch(`${config.apiUrl}/api/workflows/f5000000-0000-4000-8000-000000000003/execute`, { method: "POST", headers: { "X-API-Key": DEMO_KEY, "content-type": "application/json" }, body: '{"name": "Ana"}' });

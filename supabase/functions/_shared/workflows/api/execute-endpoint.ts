@@ -23,6 +23,7 @@ import { executeWorkflow } from "../engine/execute.ts";
 import { FileTooLargeError } from "../engine/files.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, AdmittedSync, Replay, StoredResponse } from "../runs/lifecycle-answers.ts";
+import { holdSyncLease, SYNC_LEASE_SECONDS, WORKER_LOST } from "../runs/run-lease.ts";
 import { endingOf, finishRun, prepareRun, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
 import { checkTriggerInput } from "../runs/trigger-input.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
@@ -114,8 +115,13 @@ function replayResponse(replay: Replay): Response {
   if (replay.response) return toHttpResponse(replay.response, headers);
   const body = replay.runStatus === "completed"
     ? { success: true, executionId: replay.executionId, output: replay.output ?? null }
-    : { success: false, executionId: replay.executionId, error: replay.error?.message ?? "the run failed", code: replay.status === 408 ? "EXECUTION_TIMEOUT" : "EXECUTION_FAILED", errorCode: replay.error?.code ?? null, failedBlock: replay.error?.failedBlock ?? null };
+    : recordedFailure(replay.executionId, replay.status, replay.error);
   return Response.json(body, { status: replay.status, headers });
+}
+
+/** The body of a sync run recorded failed without a stored answer (swept, or lost), as its replay shows it. */
+function recordedFailure(executionId: string, status: number, error: Replay["error"]) {
+  return { success: false, executionId, error: error?.message ?? "the run failed", code: status === 408 ? "EXECUTION_TIMEOUT" : "EXECUTION_FAILED", errorCode: error?.code ?? null, failedBlock: error?.failedBlock ?? null };
 }
 
 /** A run refused after admission: recorded as failed with the answer, which is returned. */
@@ -143,30 +149,44 @@ async function checkAdmitted(services: RunServices, run: AdmittedSync, prepared:
   return selected;
 }
 
-/** Runs an admitted sync run and answers with its result (or streams it). */
+/**
+ * Runs an admitted sync run and answers with its result (or streams it), keeping its short lease
+ * meanwhile (run-lease.ts): the run stops if the database says it was lost or cancelled.
+ */
 async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync, request: ExecuteRequest, assumedWorkspaceId: string | undefined): Promise<Response> {
-  let prepared: PreparedRun;
+  const logger = requestLogger(workflowLog, c.req.raw);
+  const lease = holdSyncLease({ call: services.call, log: (event, fields) => logger.warn(event, fields) }, run);
+  let streaming = false;
   try {
-    prepared = await prepareRun(services.call, services.cache, run, assumedWorkspaceId);
-  } catch (error) {
-    if (error instanceof ValidationError) return await refuseAdmitted(services, run, 400, "INVALID_WORKFLOW", error.message, { issues: error.issues });
-    throw error;
+    let prepared: PreparedRun;
+    try {
+      prepared = await prepareRun(services.call, services.cache, run, assumedWorkspaceId);
+    } catch (error) {
+      if (error instanceof ValidationError) return await refuseAdmitted(services, run, 400, "INVALID_WORKFLOW", error.message, { issues: error.issues });
+      throw error;
+    }
+    const trigger: TriggerRequest = { kind: "api", input: request.input };
+    const selected = await checkAdmitted(services, run, prepared, request, trigger);
+    if (selected instanceof Response) return selected;
+    const headers = { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId };
+    const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
+    if (request.controls.stream) {
+      const streamed = streamRun({ services, run, prepared, trigger, selected, files, timeoutMs: request.timeoutMs, request: c.req.raw, headers, lease });
+      // The stream outlives this call: it releases the lease when its run ends.
+      streaming = true;
+      return streamed;
+    }
+    const result = await executeWorkflow({
+      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, timeoutMs: request.timeoutMs,
+      signal: AbortSignal.any([c.req.raw.signal, lease.signal]), services: { files },
+    });
+    if (lease.lost) return Response.json(recordedFailure(run.executionId, 500, { ...WORKER_LOST, failedBlock: null }), { status: 500, headers });
+    const answer = executeAnswer(result, selected ? selectedOutput(selected, result.traceSpans) : result.output);
+    await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer });
+    return toHttpResponse(answer, headers);
+  } finally {
+    if (!streaming) lease.release();
   }
-  const trigger: TriggerRequest = { kind: "api", input: request.input };
-  const selected = await checkAdmitted(services, run, prepared, request, trigger);
-  if (selected instanceof Response) return selected;
-  const headers = { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId };
-  const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
-  if (request.controls.stream) {
-    return streamRun({ services, run, prepared, trigger, selected, files, timeoutMs: request.timeoutMs, request: c.req.raw, headers });
-  }
-  const result = await executeWorkflow({
-    workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, timeoutMs: request.timeoutMs,
-    signal: c.req.raw.signal, services: { files },
-  });
-  const answer = executeAnswer(result, selected ? selectedOutput(selected, result.traceSpans) : result.output);
-  await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer });
-  return toHttpResponse(answer, headers);
 }
 
 /** Serves one execute request (see the module comment). */
@@ -183,8 +203,9 @@ export async function handleExecute(c: Context, services: RunServices): Promise<
     p_request_hash: request.requestHash,
     p_cached_deployment_ids: hints.p_cached_deployment_ids ?? null,
     p_environment_version: hints.p_environment_version ?? null,
-    // The lease outlives the run's own limit, so only a run whose function died is swept.
-    p_lease_seconds: Math.ceil(request.timeoutMs / 1000) + 60,
+    // A short lease, renewed while the run is alive (runAdmitted), so a retry of a request whose
+    // instance died is answered within it (async runs are leased by the worker that claims them).
+    p_lease_seconds: SYNC_LEASE_SECONDS,
   })) as AdmitAnswer;
 
   if (answer.outcome === "refused") throw refusalError(answer);

@@ -20,6 +20,7 @@ import { workflowLog } from "../../http/workflow-errors.ts";
 import type { ExecutionResult, TraceSpan, TriggerRequest } from "../engine/context.ts";
 import { executeWorkflow } from "../engine/execute.ts";
 import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
+import { WORKER_LOST, type SyncLease } from "../runs/run-lease.ts";
 import { endingOf, finishRun, type PreparedRun } from "../runs/run-lifecycle.ts";
 import type { RecordingFileStore } from "../runs/storage-files.ts";
 import { executeAnswer } from "./run-response.ts";
@@ -42,6 +43,12 @@ export interface StreamedRun {
    * sent (the chat keeps its conversation's turns with it). A failure here is logged, not sent.
    */
   onEnded?: (ending: { result: ExecutionResult; output: unknown; chunks: readonly string[] }) => Promise<void>;
+  /**
+   * The run's lease (run-lease.ts), when its caller keeps one: the run stops if it is lost or
+   * cancelled (a lost run ends with an error frame, recording nothing more), and the lease is
+   * released when the run ends.
+   */
+  lease?: SyncLease;
 }
 
 /** Starts the run and answers with its event stream (see the module comment). */
@@ -74,8 +81,12 @@ export function streamRun(options: StreamedRun): Response {
     try {
       const result = await executeWorkflow({
         workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, timeoutMs: options.timeoutMs,
-        signal: writer.signal, services: { files }, onChunk, onBlockComplete,
+        signal: options.lease ? AbortSignal.any([writer.signal, options.lease.signal]) : writer.signal, services: { files }, onChunk, onBlockComplete,
       });
+      if (options.lease?.lost) {
+        writer.send({ event: "error", error: WORKER_LOST.message });
+        return;
+      }
       const output = selected ? selectedOutput(selected, result.traceSpans) : result.output;
       await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: executeAnswer(result, output) });
       await options.onEnded?.({ result, output, chunks: sent }).catch((error) => {
@@ -92,6 +103,7 @@ export function streamRun(options: StreamedRun): Response {
       await finishRun(services.call, run.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
       writer.send({ event: "error", error: "The run stopped on an internal error" });
     } finally {
+      options.lease?.release();
       writer.sendRaw("[DONE]");
       writer.close();
     }

@@ -18,12 +18,12 @@
  */
 import type { TriggerKind } from "../engine/context.ts";
 import { executeWorkflow } from "../engine/execute.ts";
-import { WorkflowError } from "../engine/errors.ts";
 import { HttpError } from "../../http/errors.ts";
 import { ValidationError } from "../state/issues.ts";
-import type { Heartbeat, RunPayload } from "./lifecycle-answers.ts";
+import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
 import { durabilityOf, parkRun } from "./durable-run.ts";
+import { keepAlive } from "./run-lease.ts";
 import { endingOf, finishRun, prepareRun } from "./run-lifecycle.ts";
 import type { ServiceCall } from "./service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
@@ -51,24 +51,6 @@ export interface DrainRequest {
 
 /** A run is claimed only while at least this much of the invocation is left for it. */
 const MIN_RUN_TIME_MS = 30_000;
-
-/** Keeps a claimed run's lease; aborts the run when the database says to stop (`onLost` when the run is no longer this attempt's). */
-function keepAlive(services: WorkerServices, run: RunPayload, leaseSeconds: number, controller: AbortController, onLost: () => void): () => void {
-  const timer = setInterval(async () => {
-    try {
-      const beat = (await services.call("heartbeat_workflow_run", { p_execution_id: run.executionId, p_attempt: run.attempt, p_lease_seconds: leaseSeconds })) as Heartbeat;
-      if (!beat.alive) {
-        onLost();
-        controller.abort(new WorkflowError("CANCELLED", "another attempt took the run over, or it ended"));
-      }
-      else if (beat.cancelRequested) controller.abort(new WorkflowError("CANCELLED", "the run was cancelled"));
-    } catch (error) {
-      // A missed heartbeat is retried on the next tick; the lease is long enough for a few.
-      services.log("heartbeat_failed", { executionId: run.executionId, error });
-    }
-  }, Math.max(1_000, (leaseSeconds * 1000) / 3));
-  return () => clearInterval(timer);
-}
 
 /** Runs one claimed run to its end and records it. */
 async function runClaimed(services: WorkerServices, run: RunPayload, leaseSeconds: number, deadline: number): Promise<void> {
