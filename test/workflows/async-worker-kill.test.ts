@@ -278,5 +278,11 @@ describe("a worker killed mid-run", () => {
     await sql`select workflows_private.sweep_workflow_runs(now() + interval '1 hour')`;
     const [{ running }] = await sql<{ running: number }[]>`select count(*)::int as running from public.workflow_executions where status = 'running'`;
     expect(running).toBe(0);
+    // A run the loss stopped is recorded as what its caller was answered (or as the sweeper ended
+    // it), never as an internal error.
+    const endings = await sql<{ code: string }[]>`
+      select distinct error_code as code from public.workflow_executions
+      where workflow_id = 'f5000000-0000-4000-8000-000000000003' and status = 'failed'`;
+    expect(endings.map(({ code }) => code).filter((code) => !["DATABASE_UNAVAILABLE", "WORKER_LOST"].includes(code))).toEqual([]);
   }, 60_000);
 });

@@ -24,7 +24,7 @@ import { FileTooLargeError } from "../engine/files.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, AdmittedSync, Replay, StoredResponse } from "../runs/lifecycle-answers.ts";
 import { holdSyncLease, SYNC_LEASE_SECONDS, WORKER_LOST } from "../runs/run-lease.ts";
-import { endingOf, finishRun, prepareRun, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
+import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
 import { checkTriggerInput } from "../runs/trigger-input.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { refusalError } from "./refusals.ts";
@@ -218,7 +218,7 @@ export async function handleExecute(c: Context, services: RunServices): Promise<
   } catch (error) {
     // Whatever broke after admission, the record must not stay `running`.
     requestLogger(workflowLog, c.req.raw).error("run_failed_unexpectedly", { executionId: answer.executionId, error });
-    await finishRun(services.call, answer.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
+    await recordUnexpectedEnd(services.call, answer.executionId, error);
     throw error;
   }
 }

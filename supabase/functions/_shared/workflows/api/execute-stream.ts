@@ -21,7 +21,7 @@ import type { ExecutionResult, TraceSpan, TriggerRequest } from "../engine/conte
 import { executeWorkflow } from "../engine/execute.ts";
 import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
 import { WORKER_LOST, type SyncLease } from "../runs/run-lease.ts";
-import { endingOf, finishRun, type PreparedRun } from "../runs/run-lifecycle.ts";
+import { endingOf, finishRun, recordUnexpectedEnd, type PreparedRun } from "../runs/run-lifecycle.ts";
 import type { RecordingFileStore } from "../runs/storage-files.ts";
 import { executeAnswer } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
@@ -100,8 +100,8 @@ export function streamRun(options: StreamedRun): Response {
       }
     } catch (error) {
       requestLogger(workflowLog, options.request).error("stream_failed", { executionId: run.executionId, error });
-      await finishRun(services.call, run.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
-      writer.send({ event: "error", error: "The run stopped on an internal error" });
+      const recorded = await recordUnexpectedEnd(services.call, run.executionId, error);
+      writer.send({ event: "error", error: recorded.message });
     } finally {
       options.lease?.release();
       writer.sendRaw("[DONE]");

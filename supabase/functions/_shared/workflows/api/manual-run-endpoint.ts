@@ -19,7 +19,7 @@ import { executeWorkflow } from "../engine/execute.ts";
 import { MAX_REQUEST_BODY_BYTES } from "../engine/limits.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, StoredResponse } from "../runs/lifecycle-answers.ts";
-import { endingOf, finishRun, prepareRun, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
+import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
 import { refusalError } from "./refusals.ts";
 import { manualAnswer, toHttpResponse } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
@@ -78,7 +78,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     return toHttpResponse(response, { "X-Execution-Id": answer.executionId });
   } catch (error) {
     requestLogger(workflowLog, request).error("run_failed_unexpectedly", { executionId: answer.executionId, error });
-    await finishRun(services.call, answer.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
+    await recordUnexpectedEnd(services.call, answer.executionId, error);
     throw error;
   }
 }

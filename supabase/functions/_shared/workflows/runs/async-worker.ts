@@ -24,7 +24,7 @@ import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
 import { durabilityOf, parkRun } from "./durable-run.ts";
 import { keepAlive } from "./run-lease.ts";
-import { endingOf, finishRun, prepareRun } from "./run-lifecycle.ts";
+import { endingOf, finishRun, prepareRun, recordUnexpectedEnd } from "./run-lifecycle.ts";
 import type { ServiceCall } from "./service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
 
@@ -91,7 +91,7 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
     // A lost database connection (a 503 of ours) is no failure of the run: it is left to its lease,
     // and the sweeper queues it again; the next attempt resumes from the checkpoints.
     if (error instanceof HttpError && error.status === 503) return;
-    await finishRun(services.call, run.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
+    await recordUnexpectedEnd(services.call, run.executionId, error);
   } finally {
     stop();
   }

@@ -113,6 +113,20 @@ export async function finishRun(call: ServiceCall, executionId: string, ending: 
   }
 }
 
+/**
+ * Records the end of a run stopped by an error thrown outside the executor, so its record does not
+ * stay `running`, and returns the error recorded. A lost database connection is recorded as what
+ * the caller was answered (503 DATABASE_UNAVAILABLE), anything else as INTERNAL_ERROR. Best effort:
+ * when even this cannot be written, the run's lease runs out and it ends WORKER_LOST.
+ */
+export async function recordUnexpectedEnd(call: ServiceCall, executionId: string, error: unknown): Promise<{ message: string; code: string }> {
+  const recorded = error instanceof HttpError && error.status === 503
+    ? { message: "The run lost its database connection", code: "DATABASE_UNAVAILABLE" }
+    : { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" };
+  await finishRun(call, executionId, { status: "failed", error: recorded }).catch(() => {});
+  return recorded;
+}
+
 async function callFinish(call: ServiceCall, executionId: string, ending: RunEnding): Promise<void> {
   await call("finish_workflow_run", {
     p_execution_id: executionId,

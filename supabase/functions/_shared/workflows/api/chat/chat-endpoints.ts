@@ -23,7 +23,7 @@ import { workflowErrors as errors, workflowLog } from "../../../http/workflow-er
 import type { TriggerRequest } from "../../engine/context.ts";
 import { ValidationError } from "../../state/issues.ts";
 import type { AdmittedSync, Refusal } from "../../runs/lifecycle-answers.ts";
-import { finishRun, prepareRun, type PreparedRun } from "../../runs/run-lifecycle.ts";
+import { finishRun, prepareRun, recordUnexpectedEnd, type PreparedRun } from "../../runs/run-lifecycle.ts";
 import { streamRun } from "../execute-stream.ts";
 import { rateLimitHeaders } from "../rate-limit-headers.ts";
 import type { RunServices } from "../run-services.ts";
@@ -228,7 +228,7 @@ export async function handleChatMessage(c: Context, services: RunServices): Prom
   } catch (error) {
     if (error instanceof HttpError) throw error;
     requestLogger(workflowLog, request).error("chat_run_failed_unexpectedly", { executionId: run.executionId, error });
-    await finishRun(services.call, run.executionId, { status: "failed", error: { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" } }).catch(() => {});
+    await recordUnexpectedEnd(services.call, run.executionId, error);
     throw error;
   }
 }
