@@ -50,6 +50,10 @@ export const apiHandler: BlockHandler<ApiInput> = {
     const policy = policyOf(input);
     return Math.min(MAX_API_BLOCK_TIMEOUT_MS, (policy.retries + 1) * (input.requestTimeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS) + policy.retries * policy.maxDelayMs);
   },
+  // Every attempt's time limit ends at the block's deadline and no retry waits past it, so the
+  // block ends there with its own OUTBOUND_TIMEOUT answer; a second timer for the same instant
+  // raced it on a busy machine and could fail the block with BLOCK_TIMEOUT instead.
+  stopsAtDeadline: true,
   secretsOf: apiSecrets,
   async execute(run): Promise<BlockOutput> {
     const input = run.input;
