@@ -18,14 +18,13 @@
  */
 import type { TriggerKind } from "../engine/context.ts";
 import { executeWorkflow } from "../engine/execute.ts";
-import { HttpError } from "../../http/errors.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
 import { durabilityOf, parkRun } from "./durable-run.ts";
 import { keepAlive } from "./run-lease.ts";
 import { endingOf, finishRun, prepareRun, recordUnexpectedEnd } from "./run-lifecycle.ts";
-import type { ServiceCall } from "./service-calls.ts";
+import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
 
 /** What the worker runs on. */
@@ -90,7 +89,7 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
     services.log("async_run_failed", { executionId: run.executionId, attempt: run.attempt, error });
     // A lost database connection (a 503 of ours) is no failure of the run: it is left to its lease,
     // and the sweeper queues it again; the next attempt resumes from the checkpoints.
-    if (error instanceof HttpError && error.status === 503) return;
+    if (isDatabaseUnavailable(error)) return;
     await recordUnexpectedEnd(services.call, run.executionId, error);
   } finally {
     stop();

@@ -9,13 +9,12 @@
  * the worker (as do Waits that would outlast the attempt's time).
  */
 import { readEnv } from "../../db/env.ts";
-import { HttpError } from "../../http/errors.ts";
 import type { Durability } from "../engine/durable.ts";
 import { WorkflowError } from "../engine/errors.ts";
 import { setting } from "../engine/time-budget.ts";
 import type { ParkAnswer, RunPayload } from "./lifecycle-answers.ts";
 import { storableCopy, UNSTORABLE_CODES } from "./run-lifecycle.ts";
-import type { ServiceCall } from "./service-calls.ts";
+import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";
 
 /** Waits longer than this park an async run, when WORKFLOW_PARK_AFTER_MS is not set. */
 export const DEFAULT_PARK_AFTER_MS = 30_000;
@@ -49,7 +48,7 @@ export function durabilityOf(call: ServiceCall, run: RunPayload, parkAfter: numb
           throw new WorkflowError("CANCELLED", "another attempt took the run over, or it ended");
         } catch (error) {
           if (UNSTORABLE_CODES.has(String((error as { code?: unknown }).code))) sent = storableCopy(sent);
-          else if (!(error instanceof HttpError && error.status === 503)) throw error;
+          else if (!isDatabaseUnavailable(error)) throw error;
           else if (attempt >= RECORD_ATTEMPTS) {
             onLost();
             throw new WorkflowError("CANCELLED", "the database connection was lost; the run goes back to the queue");

@@ -5,13 +5,12 @@
  * finish_workflow_run, which also prices and charges its model usage. The SQL decides everything
  * else (docs/workflow-runs.md).
  */
-import { HttpError } from "../../http/errors.ts";
 import type { ExecutionResult, UserFile } from "../engine/context.ts";
 import type { CompiledWorkflow } from "../engine/graph.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "../engine/errors.ts";
 import type { RunPayload, StoredResponse } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
-import type { ServiceCall } from "./service-calls.ts";
+import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";
 
 /** What a run executes with. */
 export interface PreparedRun {
@@ -104,7 +103,7 @@ export async function finishRun(call: ServiceCall, executionId: string, ending: 
     } catch (error) {
       if (UNSTORABLE_CODES.has(String((error as { code?: unknown }).code))) {
         ending = storableCopy(ending) as RunEnding;
-      } else if (!(error instanceof HttpError && error.status === 503) || attempt >= FINISH_ATTEMPTS) {
+      } else if (!isDatabaseUnavailable(error) || attempt >= FINISH_ATTEMPTS) {
         throw error;
       } else {
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
@@ -120,7 +119,7 @@ export async function finishRun(call: ServiceCall, executionId: string, ending: 
  * when even this cannot be written, the run's lease runs out and it ends WORKER_LOST.
  */
 export async function recordUnexpectedEnd(call: ServiceCall, executionId: string, error: unknown): Promise<{ message: string; code: string }> {
-  const recorded = error instanceof HttpError && error.status === 503
+  const recorded = isDatabaseUnavailable(error)
     ? { message: "The run lost its database connection", code: "DATABASE_UNAVAILABLE" }
     : { message: "The run stopped on an internal error", code: "INTERNAL_ERROR" };
   await finishRun(call, executionId, { status: "failed", error: recorded }).catch(() => {});

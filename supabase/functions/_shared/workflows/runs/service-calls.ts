@@ -36,6 +36,14 @@ export function isConnectionError(error: unknown): boolean {
   return CONNECTION_CODES.has(String((error as { code?: unknown })?.code));
 }
 
+/**
+ * Whether `error` is the 503 a ServiceCall throws for a lost database connection: the call may be
+ * sent again, and a run it stopped is not at fault (it is left to its lease, or recorded so).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return error instanceof HttpError && error.status === 503;
+}
+
 /** The default ServiceCall: the instance's pool. */
 export const callService: ServiceCall = async (fn, args) => {
   try {
