@@ -152,6 +152,13 @@ export function writeFrontConfig(config: StackConfig): string {
   const { ports } = config;
   const servers: Record<Upstream, number> = { rest: ports.postgrest, auth: ports.gatewayInner, storage: ports.gatewayInner, functions: ports.functions, meta: ports.pgMeta };
   const quoted = (text: string) => `"${text}"`;
+  // A backend for `upstream`'s server, answering in its 502 shape when the server cannot be reached.
+  const backend = (name: string, upstream: Upstream, options: string[]) => [
+    `backend ${name}`,
+    ...options,
+    ...[502, 503, 504].map((status) => `  errorfile ${status} ${join(dir, `${upstream}-unreachable.http`)}`),
+    `  server ${upstream} 127.0.0.1:${servers[upstream]}`,
+  ];
   const lines = [
     "global",
     "  nbthread 1",
@@ -194,18 +201,12 @@ export function writeFrontConfig(config: StackConfig): string {
     "  use_backend %[var(txn.upstream)]",
     ...Object.entries(CORS_HEADERS).map(([name, value]) => `  http-after-response set-header ${name} ${quoted(value)} unless { res.hdr(${name}) -m found }`),
     ...["sb-request-id", "x-request-id"].map((name) => `  http-after-response set-header ${name} %[var(txn.request_id)] if { var(txn.request_id) -m found } !{ res.hdr(${name}) -m found }`),
-    ...upstreams.flatMap((upstream) => [
-      `backend ${upstream}`,
+    ...upstreams.flatMap((upstream) => backend(upstream, upstream, [
       "  http-reuse always",
       // The node half serves auth and storage on one port and tells them apart by this header.
       ...(upstream === "auth" || upstream === "storage" ? [`  http-request set-header x-orbita-service ${upstream}`] : []),
-      ...[502, 503, 504].map((status) => `  errorfile ${status} ${join(dir, `${upstream}-unreachable.http`)}`),
-      `  server ${upstream} 127.0.0.1:${servers[upstream]}`,
-    ]),
-    "backend rest_head",
-    "  option http-server-close",
-    ...[502, 503, 504].map((status) => `  errorfile ${status} ${join(dir, "rest-unreachable.http")}`),
-    `  server rest 127.0.0.1:${servers.rest}`,
+    ])),
+    ...backend("rest_head", "rest", ["  option http-server-close"]),
   ];
   const configFile = join(dir, "haproxy.cfg");
   writeFileSync(configFile, `${lines.join("\n")}\n`);
