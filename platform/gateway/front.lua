@@ -23,16 +23,17 @@ local function nowMs()
   return now.sec * 1000 + math.floor(now.usec / 1000)
 end
 
--- A request header (repeated ones joined with ", " as node reads them), nil when absent. Two
--- native fetches for the headers a request has, one for those it lacks: cheaper than building a
--- Lua table of every header, which the gateway did at first (see docs/performance.md).
+-- A request header (repeated ones joined with ", " as node reads them), nil when absent, and how
+-- many times the request sent it. Two native fetches for the headers a request has, one for those
+-- it lacks: cheaper than building a Lua table of every header, which the gateway did at first
+-- (see docs/performance.md).
 local function header(fetch, name)
   local count = fetch:req_fhdr_cnt(name)
-  if count == 0 then return nil end
-  if count == 1 then return fetch:req_fhdr(name) end
+  if count == 0 then return nil, 0 end
+  if count == 1 then return fetch:req_fhdr(name), 1 end
   local values = {}
   for occurrence = 1, count do values[occurrence] = fetch:req_fhdr(name, occurrence) end
-  return table.concat(values, ", ")
+  return table.concat(values, ", "), count
 end
 
 local function startsWith(text, prefix)
@@ -235,8 +236,8 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   -- and four bytes (req.hdrs gives "name: value\r\n" for each header and a closing "\r\n").
   local headBytes = #method + #(fetch:url() or "") + 10 + #fetch:req_hdrs()
   if headBytes > settings.maxHeadBytes then return refuse(txn, settings.answers.headTooLarge) end
-  local requestIdCount = fetch:req_fhdr_cnt("x-request-id")
-  local requestId = requestIdCount ~= 0 and header(fetch, "x-request-id") or fetch:uuid()
+  local requestId, requestIdCount = header(fetch, "x-request-id")
+  if requestId == nil then requestId = fetch:uuid() end
   txn:set_var("txn.request_id", requestId)
   local host = header(fetch, "host")
   local upstream, upstreamPath, translateKeys = route(path, host)
@@ -245,9 +246,9 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   -- Edge functions answer their own preflights on Supabase; Kong answers the other services'.
   if method == "OPTIONS" and upstream ~= "functions" then return refuse(txn, settings.answers.preflight) end
 
-  local sentAuthorization = header(fetch, "authorization")
+  local sentAuthorization, authorizationCount = header(fetch, "authorization")
   local authorization = sentAuthorization
-  if translateKeys then authorization = translateAuthorization(authorization, header(fetch, "apikey")) end
+  if translateKeys then authorization = translateAuthorization(authorization, (header(fetch, "apikey"))) end
   local claims = nil
   if upstream ~= "storage" then claims = bearerClaims(authorization) end
   local role = claims and claims.role
@@ -287,7 +288,7 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   -- x-forwarded-*, x-orbita-service) are set by native rules after this action in haproxy.cfg.
   if authorization == nil then
     if sentAuthorization ~= nil then txn.http:req_del_header("authorization") end
-  elseif authorization ~= sentAuthorization or fetch:req_fhdr_cnt("authorization") > 1 then
+  elseif authorization ~= sentAuthorization or authorizationCount > 1 then
     txn.http:req_set_header("authorization", authorization)
   end
   if requestIdCount ~= 1 then txn.http:req_set_header("x-request-id", requestId) end
