@@ -137,6 +137,7 @@ as $$
 declare
   v_now timestamptz := now();
   v_run public.workflow_executions;
+  v_alive boolean;
 begin
   if p_lease_seconds is null or p_lease_seconds not between 1 and 43200 then
     raise exception 'heartbeat_workflow_run: lease 1 to 43200 s' using errcode = '22023';
@@ -149,16 +150,15 @@ begin
     perform workflows_private.end_expired_run(v_run, v_now);
     select * into v_run from public.workflow_executions e where e.id = p_execution_id;
   end if;
-  if v_run.status = 'running' and v_run.parked_until is null and (p_attempt is null or p_attempt = v_run.attempt) then
+  v_alive := coalesce(v_run.status = 'running' and v_run.parked_until is null and (p_attempt is null or p_attempt = v_run.attempt), false);
+  if v_alive then
     update public.workflow_executions e set lease_expires_at = v_now + make_interval(secs => p_lease_seconds)
     where e.id = p_execution_id returning * into v_run;
     if v_run.queue_message_id is not null then
       perform pgmq.set_vt('workflow_runs', v_run.queue_message_id, p_lease_seconds);
     end if;
-    return jsonb_build_object('alive', true, 'runStatus', v_run.status, 'attempt', v_run.attempt,
-      'leaseExpiresAt', v_run.lease_expires_at, 'cancelRequested', v_run.cancel_requested_at is not null);
   end if;
-  return jsonb_build_object('alive', false, 'runStatus', v_run.status, 'attempt', v_run.attempt,
+  return jsonb_build_object('alive', v_alive, 'runStatus', v_run.status, 'attempt', v_run.attempt,
     'leaseExpiresAt', v_run.lease_expires_at, 'cancelRequested', v_run.cancel_requested_at is not null);
 end;
 $$;
