@@ -172,7 +172,7 @@ const changeLogTriggers = ["chamados_alterados_insert", "chamados_alterados_upda
 /** Tables vacuumed after the load, so index-only scans see all-visible pages (VACUUM refuses multi-statement strings). */
 const vacuumed = [
   "public.chamados", "public.historico_pontos", "public.tecnicos", "gamificacao.totais_periodo", "gamificacao.faixas_ranking",
-  "gamificacao.ranking_categorias", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes", "gamificacao.estatisticas_categorias",
+  "gamificacao.quadros_categorias_blocos", "gamificacao.quadros_categorias_usuarios", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes", "gamificacao.estatisticas_categorias",
 ];
 
 /** What generating a data set took and left. */
@@ -239,7 +239,7 @@ export async function removeData(dbUrl: string): Promise<void> {
   try {
     await sql.unsafe(`
       truncate public.usuario_badges, public.historico_pontos, public.chamados, gamificacao.totais_periodo, gamificacao.faixas_ranking,
-        gamificacao.contagem_acoes, gamificacao.ranking_categorias, gamificacao.ranking_categorias_calculos, gamificacao.ranking_snapshots,
+        gamificacao.contagem_acoes, gamificacao.quadros_categorias_blocos, gamificacao.quadros_categorias_usuarios, gamificacao.ranking_categorias_calculos, gamificacao.ranking_snapshots,
         gamificacao.limites_uso, gamificacao.estatisticas_periodos, gamificacao.estatisticas_categorias, gamificacao.chamados_alterados;
       delete from public.tecnicos where id::text like 'b0000000-%';
       delete from auth.users where email like 'bench-%@bench.orbita.test';

@@ -48,7 +48,7 @@ async function prepareCalls(sql: Sql, scale: Scale, first: number, count: number
     from generate_series(${first}, ${first + count - 1}) n cross join lateral (select 1 + (n - 1) % ${scale.technicians} as t) w`);
   await sql`select gamificacao.atualizar_rankings_categorias(now(), true, array['semanal', 'mensal'])`;
   // The refresh rewrote every board row; vacuum now rather than let autovacuum do it mid-measurement.
-  await sql`vacuum analyze gamificacao.ranking_categorias, public.chamados`;
+  await sql`vacuum analyze gamificacao.quadros_categorias_blocos, gamificacao.quadros_categorias_usuarios, public.chamados`;
   return (n) => `e0000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 }
 
@@ -291,7 +291,7 @@ export async function measureCategoryJobs(sql: Sql, scale: Scale): Promise<Categ
   const fullSeconds = await timed(() => sql`
     select gamificacao.recalcular_quadros_categorias(p.periodo, gamificacao.inicio_periodo(p.periodo, now()), now())
     from unnest(array['semanal', 'mensal']) p (periodo)`);
-  await sql`vacuum analyze gamificacao.ranking_categorias`;
+  await sql`vacuum analyze gamificacao.quadros_categorias_blocos, gamificacao.quadros_categorias_usuarios`;
   const callId = (n: string) => `('d0000000-0000-4000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
   await sql.unsafe(`
     insert into public.chamados (id, tecnico_id, cidade_id, latitude, longitude, agendado_para, aceito_em, checkin_em, status)
@@ -308,6 +308,6 @@ export async function measureCategoryJobs(sql: Sql, scale: Scale): Promise<Categ
   const hourlySeconds = await timed(() => sql`select gamificacao.atualizar_rankings_categorias(now(), false, array['anual', 'geral'])`);
   const idleSeconds = await timed(() => sql`select gamificacao.atualizar_rankings_categorias(now(), false, array['semanal', 'mensal'])`);
   // The runs rewrote board rows; vacuum now rather than let autovacuum do it mid-measurement.
-  await sql`vacuum analyze gamificacao.ranking_categorias, gamificacao.estatisticas_categorias, public.chamados`;
+  await sql`vacuum analyze gamificacao.quadros_categorias_blocos, gamificacao.quadros_categorias_usuarios, gamificacao.estatisticas_categorias, public.chamados`;
   return { fullSeconds, changedCalls, changeLogRows: linhas, fiveMinuteSeconds, hourlySeconds, idleSeconds };
 }

@@ -2,7 +2,7 @@
 -- calls plus everyone's public ranking fields, write only through scoring; administrators and the
 -- service role manage catalogues and calls; the ledger is append-only.
 begin;
-select plan(35);
+select plan(37);
 select testes_gamificacao.limpar();
 
 select is(
@@ -43,6 +43,9 @@ select throws_ok(format($$insert into public.chamados (tecnico_id, cidade_id, la
 select throws_ok($$insert into public.acoes (codigo, nome, descricao, pontos_base, status_exigidos) values ('bonus', 'Bônus', 'x', 1000, '{concluido}')$$,
   '42501', null, 'A technician cannot add actions to the catalogue');
 select throws_ok($$select count(*) from gamificacao.totais_periodo$$, '42501', null, 'A technician cannot read the private totals');
+select throws_ok($$select count(*) from gamificacao.quadros_categorias_blocos$$, '42501', null,
+  'A technician cannot read the stored category boards (only through the API)');
+select throws_ok($$select count(*) from gamificacao.quadros_categorias_usuarios$$, '42501', null, 'nor their index by technician');
 select is_empty(format($$update public.chamados set estrelas = 5 where id = %L returning id$$, :'chamado_bia'), 'A technician cannot change another''s call');
 select is_empty($$update public.niveis set multiplicador = 3 returning slug$$, 'A technician cannot change the levels');
 select results_eq(format($$update public.tecnicos set nome = 'Ana Souza', avatar_url = 'https://example.test/ana.png' where id = %L returning nome$$, :'ana'),
