@@ -3,7 +3,7 @@
 -- spread over days and slot boundaries, level-ups and batches; scoring keeps the tie keys equal to
 -- a recount, and so does reconstruir_faixas.
 begin;
-select plan(12);
+select plan(13);
 select testes_gamificacao.limpar();
 
 -- Slots --------------------------------------------------------------------------------------
@@ -11,14 +11,15 @@ select is(
   (select count(*)::int from gamificacao.periodos p
    cross join lateral (values (case p.periodo when 'geral' then '-infinity'::date when 'anual' then '2026-01-01'::date
      when 'mensal' then '2026-03-01'::date else '2026-03-02'::date end)) i (inicio)
-   cross join generate_series(1, case p.periodo when 'semanal' then 6 when 'mensal' then 30 when 'anual' then 60 else 40 end) k
+   cross join generate_series(1, case p.periodo when 'semanal' then 62 when 'mensal' then 61 when 'anual' then 60 else 40 end) k
    where gamificacao.fatia_empate(p.periodo, i.inicio, gamificacao.inicio_fatia_empate(p.periodo, i.inicio, k)) <> k
       or gamificacao.fatia_empate(p.periodo, i.inicio, gamificacao.inicio_fatia_empate(p.periodo, i.inicio, k) - interval '1 microsecond') <> k - 1),
   0, 'Every slot starts where its fatia_empate changes, on every period kind');
 select is(gamificacao.fatia_empate('mensal', '2026-03-01', '2026-03-01 02:59:59+00'), 0, 'A moment before the period falls into slot 0');
 select is(gamificacao.inicio_fatia_empate('mensal', '2026-03-01', 0), '-infinity'::timestamptz, 'which starts at -infinity');
 select is(gamificacao.fatia_empate('geral', '-infinity', '2200-01-01 00:00+00'), 63, 'A moment past the last slot falls into the last one');
-select is(gamificacao.chave_empate('mensal', '2026-03-01', 150, '2026-03-03 03:00+00'), 150 * 64 + 2, 'The tie key is points × 64 + slot');
+select is(gamificacao.chave_empate('mensal', '2026-03-01', 150, '2026-03-03 03:00+00'), 150 * 64 + 4, 'The tie key is points × 64 + slot (12 hours in a month)');
+select is(gamificacao.fatia_empate('semanal', '2026-03-02', '2026-03-02 05:40+00'), 1, 'A week''s slot is 160 minutes');
 
 -- Positions against a full sort ----------------------------------------------------------------
 -- 300 technicians in March 2026, each action worth 50 points, so only a few point values and
