@@ -278,10 +278,11 @@ begin
 
     v_posicao := gamificacao.posicao_quadro_categoria(p_categoria, p_periodo, v_inicio, auth.uid());
     if v_posicao is not null then
-      select e.valor, e.amostras into v_valor, v_amostras
-      from gamificacao.entradas_quadro_categoria(p_categoria, p_periodo, v_inicio, v_posicao, v_posicao) e;
-      select e.valor into v_anterior
-      from gamificacao.entradas_quadro_categoria(p_categoria, p_periodo, v_inicio, v_posicao - 1, v_posicao - 1) e;
+      -- The caller's entry and the one above it (none at position 1), from one read of their blocks.
+      select max(e.valor) filter (where e.posicao = v_posicao), max(e.amostras) filter (where e.posicao = v_posicao),
+        max(e.valor) filter (where e.posicao = v_posicao - 1)
+      into v_valor, v_amostras, v_anterior
+      from gamificacao.entradas_quadro_categoria(p_categoria, p_periodo, v_inicio, v_posicao - 1, v_posicao) e;
     end if;
     v_coluna := 'posicao_' || p_categoria;
 
