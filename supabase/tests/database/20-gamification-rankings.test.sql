@@ -1,7 +1,7 @@
 -- Gamification rankings: calendar periods, positions from rank buckets against a full sort, ties,
 -- distance to the next entry, snapshots and position changes, and the five category boards.
 begin;
-select plan(35);
+select plan(38);
 select testes_gamificacao.limpar();
 
 -- Periods in America/Sao_Paulo -----------------------------------------------------------------
@@ -102,6 +102,26 @@ select is((select count(*)::int from gamificacao.totais_periodo t
   0, 'Every position on both cities'' boards, on every period, equals a full count after the move');
 select is((select (e ->> 'variacao_posicao')::int from jsonb_array_elements(gamificacao.pagina_quadro('local', 'mensal', gamificacao.inicio_periodo('mensal', now()), 'norte', 100, 0)) e
            where e ->> 'usuario_id' = :'x'), 0, 'and their change on the new city''s board is 0 (no comparable snapshot)');
+
+-- Deleting technicians (their accounts) takes their totals off every count.
+delete from public.tecnicos where id in (select id from quadro where n % 17 = 0) or id = :'y';
+select set_eq($$select periodo, periodo_inicio, nivel, escala, faixa, quantidade from gamificacao.faixas_ranking where quantidade <> 0$$,
+  $$select t.periodo, t.periodo_inicio, n.nivel, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
+    from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo)
+    cross join lateral (values (0::smallint), (t.nivel_ordem)) n (nivel) cross join (values (0::smallint), (1::smallint)) e (escala)
+    group by 1, 2, 3, 4, 5
+    union all
+    select periodo, periodo_inicio, 0, 2, pontos, count(*)::int from gamificacao.totais_periodo group by 1, 2, 5$$,
+  'Deleting technicians takes them off the rank buckets and exact-points counts');
+select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos where quantidade <> 0$$,
+  $$select periodo, periodo_inicio, gamificacao.chave_empate(periodo, periodo_inicio, pontos, ultima_pontuacao_em), count(*)::int
+    from gamificacao.totais_periodo group by 1, 2, 3$$,
+  'and off the tie keys');
+select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades where quantidade <> 0$$,
+  $$select t.periodo, t.periodo_inicio, t.cidade_id, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
+    from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo) cross join (values (0::smallint), (1::smallint)) e (escala)
+    group by 1, 2, 3, 4, 5$$,
+  'and off the city buckets');
 
 -- Category boards ------------------------------------------------------------------------------
 -- January 2026: each technician's calls shaped for one category.
