@@ -171,7 +171,7 @@ const changeLogTriggers = ["chamados_alterados_insert", "chamados_alterados_upda
 
 /** Tables vacuumed after the load, so index-only scans see all-visible pages (VACUUM refuses multi-statement strings). */
 const vacuumed = [
-  "public.chamados", "public.historico_pontos", "public.tecnicos", "gamificacao.totais_periodo", "gamificacao.faixas_ranking",
+  "public.chamados", "public.historico_pontos", "public.tecnicos", "gamificacao.totais_periodo", "gamificacao.faixas_ranking", "gamificacao.faixas_cidades",
   "gamificacao.quadros_categorias_blocos", "gamificacao.quadros_categorias_usuarios", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes", "gamificacao.estatisticas_categorias",
 ];
 
@@ -238,7 +238,7 @@ export async function removeData(dbUrl: string): Promise<void> {
   const sql = postgres(dbUrl, { max: 1, onnotice: () => {}, connection: { statement_timeout: 0 } });
   try {
     await sql.unsafe(`
-      truncate public.usuario_badges, public.historico_pontos, public.chamados, gamificacao.totais_periodo, gamificacao.faixas_ranking,
+      truncate public.usuario_badges, public.historico_pontos, public.chamados, gamificacao.totais_periodo, gamificacao.faixas_ranking, gamificacao.faixas_cidades,
         gamificacao.contagem_acoes, gamificacao.quadros_categorias_blocos, gamificacao.quadros_categorias_usuarios, gamificacao.ranking_categorias_calculos, gamificacao.ranking_snapshots,
         gamificacao.limites_uso, gamificacao.estatisticas_periodos, gamificacao.estatisticas_categorias, gamificacao.chamados_alterados;
       delete from public.tecnicos where id::text like 'b0000000-%';

@@ -34,7 +34,9 @@ select set_eq($$select periodo, periodo_inicio, nivel, escala, faixa, quantidade
   $$select t.periodo, t.periodo_inicio, n.nivel, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
     from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo)
     cross join lateral (values (0::smallint), (t.nivel_ordem)) n (nivel) cross join (values (0::smallint), (1::smallint)) e (escala)
-    group by 1, 2, 3, 4, 5$$,
+    group by 1, 2, 3, 4, 5
+    union all
+    select periodo, periodo_inicio, 0, 2, pontos, count(*)::int from gamificacao.totais_periodo group by 1, 2, 5$$,
   'The batch''s bucket moves, applied once at the end, equal a recount of the totals');
 
 -- A technician's batch: only their own actions, one rate-limit token per item.

@@ -1,9 +1,10 @@
 -- Gamification: national positions counted from the tie keys (exact points and time slot of the
--- last scoring, gamificacao.faixas_pontos) equal a full sort on every period kind, with large ties
--- spread over days and slot boundaries, level-ups and batches; scoring keeps the tie keys equal to
--- a recount, and so does reconstruir_faixas.
+-- last scoring, gamificacao.faixas_pontos) and city positions counted from the city rank buckets
+-- (gamificacao.faixas_cidades) equal a full sort on every period kind, with large ties spread over
+-- days and slot boundaries, level-ups, several coarse buckets and batches; scoring keeps the tie
+-- keys and the city buckets equal to a recount, and so does reconstruir_faixas.
 begin;
-select plan(13);
+select plan(18);
 select testes_gamificacao.limpar();
 
 -- Slots --------------------------------------------------------------------------------------
@@ -24,7 +25,8 @@ select is(gamificacao.fatia_empate('semanal', '2026-03-02', '2026-03-02 05:40+00
 -- Positions against a full sort ----------------------------------------------------------------
 -- 300 technicians in March 2026, each action worth 50 points, so only a few point values and
 -- ties of a hundred technicians, last scored over different days (some exactly at a local
--- midnight, some sharing one instant); some start at 960 points and level up on the way.
+-- midnight, some sharing one instant); some start at 960 points and level up on the way, and a few
+-- score a dozen times more, into higher coarse buckets (320 points for a week or a month).
 select testes_gamificacao.nova_cidade('empate-norte', 1500, 50), testes_gamificacao.nova_cidade('empate-sul', 1500, 50);
 create temporary table quadro as
 select n, testes_gamificacao.novo_tecnico(case when n % 2 = 0 then 'empate-norte' else 'empate-sul' end, 'Técnico ' || n,
@@ -32,11 +34,13 @@ select n, testes_gamificacao.novo_tecnico(case when n % 2 = 0 then 'empate-norte
 from generate_series(1, 300) n;
 select count(testes_gamificacao.pontuar(q.id, 'chamado_concluido', testes_gamificacao.novo_chamado(q.id, p_agendado => '2026-03-01 12:00+00'), '{}',
   '2026-03-01 03:00+00'::timestamptz + make_interval(days => (q.n * 7 + k * 3) % 29, secs => case when q.n % 5 = 0 then 0 else (q.n * 13) % 600 end)))
-from quadro q cross join lateral generate_series(1, 1 + q.n % 3) k;
+from quadro q cross join lateral generate_series(1, 1 + q.n % 3 + case when q.n % 41 = 0 then 12 else 0 end) k;
 
 create temporary table esperado as
 select t.periodo, t.periodo_inicio, t.usuario_id, t.pontos, t.ultima_pontuacao_em,
-  row_number() over (partition by t.periodo, t.periodo_inicio order by t.pontos desc, t.ultima_pontuacao_em, t.usuario_id) as nacional
+  row_number() over (partition by t.periodo, t.periodo_inicio order by t.pontos desc, t.ultima_pontuacao_em, t.usuario_id) as nacional,
+  t.cidade_id,
+  row_number() over (partition by t.periodo, t.periodo_inicio, t.cidade_id order by t.pontos desc, t.ultima_pontuacao_em, t.usuario_id) as local
 from gamificacao.totais_periodo t;
 
 select ok((select count(*) from esperado where periodo = 'mensal') = 300
@@ -46,6 +50,18 @@ select ok((select count(distinct (periodo, periodo_inicio)) from esperado) >= 8,
 select is((select count(*)::int from esperado e
            where gamificacao.posicao('nacional', e.periodo, e.periodo_inicio, null, e.pontos, e.ultima_pontuacao_em, e.usuario_id) <> e.nacional),
   0, 'Every national position, on every period kind, equals the full sort (points, earlier last scoring, usuario_id)');
+select ok((select count(distinct faixa) from gamificacao.faixas_cidades where periodo = 'mensal' and escala = 1 and quantidade > 0) >= 2,
+  'The city boards span more than one coarse bucket');
+select is((select count(*)::int from esperado e
+           where gamificacao.posicao('local', e.periodo, e.periodo_inicio, e.cidade_id, e.pontos, e.ultima_pontuacao_em, e.usuario_id) <> e.local),
+  0, 'Every city position, on every period kind, equals the full sort of that city');
+
+create temporary table recontagem_cidades as
+select t.periodo, t.periodo_inicio, t.cidade_id, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end as faixa, count(*)::int as quantidade
+from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo) cross join (values (0::smallint), (1::smallint)) e (escala)
+group by 1, 2, 3, 4, 5;
+select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades where quantidade <> 0$$,
+  $$select * from recontagem_cidades$$, 'The city buckets maintained by scoring equal a recount of the totals');
 
 create temporary table recontagem as
 select t.periodo, t.periodo_inicio, gamificacao.chave_empate(t.periodo, t.periodo_inicio, t.pontos, t.ultima_pontuacao_em) as chave, count(*)::int as quantidade
@@ -66,11 +82,21 @@ select is((select count(*)::int from gamificacao.totais_periodo t
                and (o.pontos > t.pontos or (o.pontos = t.pontos and (o.ultima_pontuacao_em, o.usuario_id) < (t.ultima_pontuacao_em, t.usuario_id)))) s
            where gamificacao.posicao('nacional', t.periodo, t.periodo_inicio, null, t.pontos, t.ultima_pontuacao_em, t.usuario_id) <> s.esperada),
   0, 'after which every national position still equals a full count');
+select is((select count(*)::int from gamificacao.totais_periodo t
+           cross join lateral (select count(*) + 1 as esperada from gamificacao.totais_periodo o
+             where o.periodo = t.periodo and o.periodo_inicio = t.periodo_inicio and o.cidade_id = t.cidade_id
+               and (o.pontos > t.pontos or (o.pontos = t.pontos and (o.ultima_pontuacao_em, o.usuario_id) < (t.ultima_pontuacao_em, t.usuario_id)))) s
+           where gamificacao.posicao('local', t.periodo, t.periodo_inicio, t.cidade_id, t.pontos, t.ultima_pontuacao_em, t.usuario_id) <> s.esperada),
+  0, 'and so does every city position');
 
 create temporary table mantidas as select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos where quantidade <> 0;
+create temporary table mantidas_cidades as
+select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades where quantidade <> 0;
 select gamificacao.reconstruir_faixas();
 select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos$$, $$select * from mantidas$$,
   'The tie keys scoring and the batch maintained equal what reconstruir_faixas recounts');
+select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades$$, $$select * from mantidas_cidades$$,
+  'and so do the city buckets');
 
 select * from finish();
 rollback;

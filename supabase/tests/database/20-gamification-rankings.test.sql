@@ -1,7 +1,7 @@
 -- Gamification rankings: calendar periods, positions from rank buckets against a full sort, ties,
 -- distance to the next entry, snapshots and position changes, and the five category boards.
 begin;
-select plan(33);
+select plan(38);
 select testes_gamificacao.limpar();
 
 -- Periods in America/Sao_Paulo -----------------------------------------------------------------
@@ -54,8 +54,10 @@ select set_eq($$select periodo, periodo_inicio, nivel, escala, faixa, quantidade
   $$select t.periodo, t.periodo_inicio, n.nivel, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
     from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo)
     cross join lateral (values (0::smallint), (t.nivel_ordem)) n (nivel) cross join (values (0::smallint), (1::smallint)) e (escala)
-    group by 1, 2, 3, 4, 5$$,
-  'The rank buckets maintained by scoring (both scales, level-ups included) equal a recount of the totals');
+    group by 1, 2, 3, 4, 5
+    union all
+    select periodo, periodo_inicio, 0, 2, pontos, count(*)::int from gamificacao.totais_periodo group by 1, 2, 5$$,
+  'The rank buckets maintained by scoring (every scale, level-ups included) equal a recount of the totals');
 select is((select count(*)::int from gamificacao.totais_periodo t join public.tecnicos tc on tc.id = t.usuario_id join public.niveis nv on nv.slug = tc.nivel
            where t.nivel_ordem <> nv.ordem), 0, 'Every period row, old months included, carries the technician''s current level');
 select is(
@@ -86,8 +88,40 @@ select is((select array_agg(variacao order by posicao) from variacao where id in
 select is((select variacao from variacao where id = :'w'), 0, 'A newcomer since the snapshot shows 0');
 update public.tecnicos set cidade_id = 'norte' where id = :'x';
 select is((select cidade_id from gamificacao.totais_periodo where usuario_id = :'x' and periodo = 'geral'), 'norte', 'Moving a technician moves their totals to the new city''s board');
+select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades where quantidade <> 0$$,
+  $$select t.periodo, t.periodo_inicio, t.cidade_id, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
+    from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo) cross join (values (0::smallint), (1::smallint)) e (escala)
+    group by 1, 2, 3, 4, 5$$,
+  'and from the old city''s rank buckets to the new one''s: the city buckets equal a recount of the totals');
+select is((select count(*)::int from gamificacao.totais_periodo t
+           where t.cidade_id in ('norte', 'foto')
+             and gamificacao.posicao('local', t.periodo, t.periodo_inicio, t.cidade_id, t.pontos, t.ultima_pontuacao_em, t.usuario_id)
+               <> (select count(*) + 1 from gamificacao.totais_periodo o
+                   where o.periodo = t.periodo and o.periodo_inicio = t.periodo_inicio and o.cidade_id = t.cidade_id
+                     and (o.pontos > t.pontos or (o.pontos = t.pontos and (o.ultima_pontuacao_em, o.usuario_id) < (t.ultima_pontuacao_em, t.usuario_id))))),
+  0, 'Every position on both cities'' boards, on every period, equals a full count after the move');
 select is((select (e ->> 'variacao_posicao')::int from jsonb_array_elements(gamificacao.pagina_quadro('local', 'mensal', gamificacao.inicio_periodo('mensal', now()), 'norte', 100, 0)) e
            where e ->> 'usuario_id' = :'x'), 0, 'and their change on the new city''s board is 0 (no comparable snapshot)');
+
+-- Deleting technicians (their accounts) takes their totals off every count.
+delete from public.tecnicos where id in (select id from quadro where n % 17 = 0) or id = :'y';
+select set_eq($$select periodo, periodo_inicio, nivel, escala, faixa, quantidade from gamificacao.faixas_ranking where quantidade <> 0$$,
+  $$select t.periodo, t.periodo_inicio, n.nivel, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
+    from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo)
+    cross join lateral (values (0::smallint), (t.nivel_ordem)) n (nivel) cross join (values (0::smallint), (1::smallint)) e (escala)
+    group by 1, 2, 3, 4, 5
+    union all
+    select periodo, periodo_inicio, 0, 2, pontos, count(*)::int from gamificacao.totais_periodo group by 1, 2, 5$$,
+  'Deleting technicians takes them off the rank buckets and exact-points counts');
+select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos where quantidade <> 0$$,
+  $$select periodo, periodo_inicio, gamificacao.chave_empate(periodo, periodo_inicio, pontos, ultima_pontuacao_em), count(*)::int
+    from gamificacao.totais_periodo group by 1, 2, 3$$,
+  'and off the tie keys');
+select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades where quantidade <> 0$$,
+  $$select t.periodo, t.periodo_inicio, t.cidade_id, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
+    from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo) cross join (values (0::smallint), (1::smallint)) e (escala)
+    group by 1, 2, 3, 4, 5$$,
+  'and off the city buckets');
 
 -- Category boards ------------------------------------------------------------------------------
 -- January 2026: each technician's calls shaped for one category.

@@ -1,7 +1,7 @@
 -- Gamification read RPCs: history with its summary and pagination, badges, and the three ranking
 -- boards with their meta, the caller's own position and parameter checks.
 begin;
-select plan(33);
+select plan(34);
 select testes_gamificacao.limpar();
 
 select testes_gamificacao.nova_cidade('sao-paulo-sp', 1500, 50), testes_gamificacao.nova_cidade('campinas-sp', 1500, 50);
@@ -60,6 +60,7 @@ select is((select array_agg(e ->> 'nome' order by (e ->> 'posicao')::int) from j
   array['Ana', 'Bia'], 'Without cidade the local board is the caller''s city, best first');
 select is((:'local'::jsonb) #> '{data,posicao_usuario}', '{"posicao": 1, "pontos": 220, "distancia_proximo": 0}'::jsonb,
   'posicao_usuario gives the caller''s position, points and distance (0 for the leader)');
+select is((:'local'::jsonb) #>> '{data,meta,total_tecnicos}', '2', 'total_tecnicos is the size of the city''s board');
 select is((select array_agg(k order by k) from jsonb_object_keys((:'local'::jsonb) #> '{data,meta}') k),
   array['cidade', 'cidade_id', 'periodo', 'periodo_fim', 'periodo_inicio', 'total_tecnicos', 'uf', 'ultima_atualizacao'], 'meta carries every field of the spec');
 select is(public.gamificacao_ranking_local('são paulo', 'mensal', 20, 0) #>> '{data,meta,cidade_id}', 'sao-paulo-sp', 'cidade matches a name without regard to case');
