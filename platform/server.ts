@@ -24,7 +24,13 @@ async function main(): Promise<void> {
   const mail = createMailService(config);
   const gateway = createGateway(config, { auth: auth.fetch, storage: storage.fetch });
 
-  const gatewayServer = createServer(gateway).listen(config.ports.gatewayInner, "127.0.0.1");
+  const gatewayServer = createServer(gateway);
+  // HAProxy keeps its connections to this half open between requests and hands an idle one to the
+  // next request (`http-reuse always`). Node closes a connection idle for 5 s by default; a request
+  // handed one in that moment failed with the gateway's 502 ("The auth service is not reachable").
+  // Only HAProxy connects here, over loopback, and it closes the idle connections it no longer needs.
+  gatewayServer.keepAliveTimeout = 0;
+  gatewayServer.listen(config.ports.gatewayInner, "127.0.0.1");
   const mailServer = serve({ hostname: "127.0.0.1", port: config.ports.mail, fetch: mail.fetch });
   const servers: Closable[] = [gatewayServer, mailServer];
   const workers = startQueueWorkers(config);
