@@ -131,6 +131,10 @@ describe("the Workflows page in Chromium", () => {
 
   it("refuses to redeliver a delivery still being attempted, in words", async () => {
     const [{ id }] = await sql<{ id: string }[]>`select id from public.webhook_deliveries where workflow_id = ${workflowId} limit 1`;
+    // The test before waits for its redelivery to arrive, not for its outcome to be recorded: marked
+    // pending before that, the row would be set back to delivered and the click would redeliver.
+    await until("the previous redelivery's outcome to be recorded", async () =>
+      (await sql<{ status: string }[]>`select status from public.webhook_deliveries where id = ${id}`)[0].status === "delivered");
     await sql`update public.webhook_deliveries set status = 'pending' where id = ${id}`;
     const page = await openPage(browser, `/workflows/${workflowId}`);
     await submit(page, "Redeliver", page.locator(`tr[data-delivery-id='${id}']`));
