@@ -45,5 +45,5 @@ comment on function gamificacao.retirar_dos_quadros() is
 create trigger totais_periodo_retirar_dos_quadros after delete on gamificacao.totais_periodo
   referencing old table as apagados for each statement execute function gamificacao.retirar_dos_quadros();
 
--- Counts left behind by technicians deleted before this trigger.
-select gamificacao.reconstruir_faixas();
+-- No recount here: 20261124200000, which lands with this migration, recounts every bucket from the
+-- totals, which already drops the counts earlier deletions left behind.
