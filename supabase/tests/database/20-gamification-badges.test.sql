@@ -1,6 +1,6 @@
 -- Gamification badges: every rule kind of the catalogue, awarded once, counted on the technician.
 begin;
-select plan(30);
+select plan(31);
 select testes_gamificacao.limpar();
 
 select testes_gamificacao.nova_cidade('capital', 1500, 50), testes_gamificacao.nova_cidade('interior', 30, 20),
@@ -78,6 +78,17 @@ from generate_series('2026-03-05 10:00'::timestamp, '2026-03-09 10:00', interval
 cross join lateral (select t at time zone 'America/Sao_Paulo' as d) x;
 select is((select count(*)::int from public.usuario_badges where usuario_id = :'virada' and badge_codigo = 'semana_cheia'), 0,
   'Five days that straddle two weeks (Thursday to Monday) do not earn it');
+-- The week's fifth scoring on its fifth day: exactly as many scorings as the days the rule asks.
+select testes_gamificacao.novo_tecnico('capital', 'Exata') as exata \gset
+insert into public.usuario_badges (usuario_id, badge_codigo) values (:'exata', 'primeiro_chamado');
+select count(testes_gamificacao.pontuar(:'exata', 'chamado_concluido',
+    testes_gamificacao.novo_chamado(:'exata', 'concluido', d), '{}', d + interval '2 hours'))
+from generate_series('2026-03-02 10:00'::timestamp, '2026-03-05 10:00', interval '1 day') t
+cross join lateral (select t at time zone 'America/Sao_Paulo' as d) x;
+select is(testes_gamificacao.pontuar(:'exata', 'chamado_concluido',
+    testes_gamificacao.novo_chamado(:'exata', 'concluido', '2026-03-06 10:00'::timestamp at time zone 'America/Sao_Paulo'), '{}',
+    '2026-03-06 12:00'::timestamp at time zone 'America/Sao_Paulo') #>> '{badges_conquistados,0,codigo}',
+  'semana_cheia', 'Five scorings in a week, one a day, earn it on the fifth');
 
 -- media_avaliacoes -----------------------------------------------------------------------------
 select testes_gamificacao.novo_tecnico('capital', 'Encantadora') as encanta, testes_gamificacao.novo_tecnico('capital', 'Poucas') as poucas,
@@ -143,7 +154,7 @@ select is(gamificacao.premiar_fechamento_mensal('2026-02-01', now()), 0, 'Runnin
 
 -- Bookkeeping ----------------------------------------------------------------------------------
 select is((select count(*)::int from public.tecnicos t where t.badges_count <> (select count(*) from public.usuario_badges ub where ub.usuario_id = t.id)
-             and t.id not in (:'semana', :'virada', :'desbrava', :'urbana', :'pioneira', :'acompanhada', :'quase', :'lenda')),
+             and t.id not in (:'semana', :'virada', :'exata', :'desbrava', :'urbana', :'pioneira', :'acompanhada', :'quase', :'lenda')),
   0, 'badges_count matches the awards of every technician');
 update public.badges set ativo = false where codigo = 'primeiro_chamado';
 select testes_gamificacao.novo_tecnico('capital', 'Sem Badge') as sem \gset

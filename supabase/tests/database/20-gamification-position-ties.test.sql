@@ -4,7 +4,7 @@
 -- days and slot boundaries, level-ups, several coarse buckets and batches; scoring keeps the tie
 -- keys and the city buckets equal to a recount, and so does reconstruir_faixas.
 begin;
-select plan(18);
+select plan(21);
 select testes_gamificacao.limpar();
 
 -- Slots --------------------------------------------------------------------------------------
@@ -97,6 +97,39 @@ select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificac
   'The tie keys scoring and the batch maintained equal what reconstruir_faixas recounts');
 select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades$$, $$select * from mantidas_cidades$$,
   'and so do the city buckets');
+
+-- Boards being scored now ---------------------------------------------------------------------
+-- 150 technicians of another city score 50 points once to three times over the last 20 hours,
+-- most of them in the current slot, several at the very same instant: a national position in the
+-- current slot counts its ties from the nearer end of the slot, and both ends must agree with
+-- the full sort, also for an entry that is not on the board.
+select testes_gamificacao.nova_cidade('empate-agora', 1500, 50);
+create temporary table agora as
+select n, testes_gamificacao.novo_tecnico('empate-agora', 'Técnico agora ' || n) as id from generate_series(1, 150) n;
+select count(testes_gamificacao.pontuar(a.id, 'chamado_concluido', testes_gamificacao.novo_chamado(a.id, p_agendado => now() - interval '1 day'), '{}',
+  now() - make_interval(secs => case when a.n % 6 = 0 then 0 else (a.n * 977 + k * 4201) % 72000 end)))
+from agora a cross join lateral generate_series(1, 1 + a.n % 3) k;
+
+create temporary table esperado_agora as
+select t.periodo, t.periodo_inicio, t.usuario_id, t.pontos, t.ultima_pontuacao_em,
+  row_number() over (partition by t.periodo, t.periodo_inicio order by t.pontos desc, t.ultima_pontuacao_em, t.usuario_id) as nacional,
+  gamificacao.inicio_fatia_empate(t.periodo, t.periodo_inicio, gamificacao.fatia_empate(t.periodo, t.periodo_inicio, t.ultima_pontuacao_em)) as inicio_fatia
+from gamificacao.totais_periodo t
+where (t.periodo, t.periodo_inicio) in (select p.periodo, gamificacao.inicio_periodo(p.periodo, now()) from gamificacao.periodos p);
+
+select ok((select count(*) filter (where case when inicio_fatia = '-infinity' then true else now() - ultima_pontuacao_em < ultima_pontuacao_em - inicio_fatia end) >= 50
+        and count(*) filter (where not (case when inicio_fatia = '-infinity' then true else now() - ultima_pontuacao_em < ultima_pontuacao_em - inicio_fatia end)) >= 50
+      from esperado_agora where usuario_id in (select id from agora)),
+  'The current boards hold entries nearer the end of their slot and entries nearer its start');
+select is((select count(*)::int from esperado_agora e
+           where gamificacao.posicao('nacional', e.periodo, e.periodo_inicio, null, e.pontos, e.ultima_pontuacao_em, e.usuario_id) <> e.nacional),
+  0, 'Every national position on the boards being scored now equals the full sort');
+select is((select count(*)::int from esperado_agora e
+           where gamificacao.posicao('nacional', e.periodo, e.periodo_inicio, null, e.pontos, e.ultima_pontuacao_em, '00000000-0000-4000-8000-000000000000')
+             <> 1 + (select count(*) from gamificacao.totais_periodo t where t.periodo = e.periodo and t.periodo_inicio = e.periodo_inicio
+                 and (t.pontos > e.pontos or (t.pontos = e.pontos
+                   and (t.ultima_pontuacao_em, t.usuario_id) < (e.ultima_pontuacao_em, '00000000-0000-4000-8000-000000000000'::uuid))))),
+  0, 'and so does the position an entry not on the board would take');
 
 select * from finish();
 rollback;
