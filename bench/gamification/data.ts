@@ -1,8 +1,8 @@
 /**
  * Generates the gamification bench data set in SQL (generate_series) at a given scale (100,000
  * technicians in 500 cities, 2 million calls and about 5 million history rows by default), then the
- * running totals, counters, rank buckets, category boards and snapshots that scoring would have
- * left behind; and removes it again, so one bench run can measure two sizes.
+ * running totals, counters, badges, rank buckets, category boards and snapshots that scoring would
+ * have left behind; and removes it again, so one bench run can measure two sizes.
  *
  * Bulk-load practice keeps it to a few minutes on 2 cores: ids are sequential (append-only
  * b-tree inserts), the two big tables are loaded by two sessions at once, and their secondary
@@ -143,7 +143,11 @@ const setupSql = (scale: Scale) => `
   insert into public.tecnicos (id, nome, cidade_id)
   select ${technicianIdSql("n")}, 'Técnico Bench ' || n, 'bench-' || (n % ${scale.cities}) from generate_series(1, ${scale.technicians}) n;`;
 
-/** Lifetime totals and levels, then the period totals, from one pass of daily sums over the bench history. */
+/**
+ * Lifetime totals and levels, then the period totals, from one pass of daily sums over the bench
+ * history; the action counters from one pass of per-action counts, kept (bench_acoes) for badgesSql
+ * in the same transaction.
+ */
 const totalsSql = `
   create temporary table bench_diarios on commit drop as
   select h.usuario_id, gamificacao.hora_local(h.data_acao)::date as dia, sum(h.pontos_final)::integer as pontos,
@@ -163,15 +167,46 @@ const totalsSql = `
   join public.tecnicos t on t.id = d.usuario_id
   join public.niveis n on n.slug = t.nivel
   group by 1, 2, 3, 4, 5;
-  insert into gamificacao.contagem_acoes (usuario_id, acao, quantidade)
-  select usuario_id, acao, count(*) from public.historico_pontos where cidade_id like 'bench-%' group by 1, 2;`;
+  create temporary table bench_acoes on commit drop as
+  select usuario_id, acao, count(*)::integer as quantidade, max(id) as ultimo_id
+  from public.historico_pontos where cidade_id like 'bench-%' group by 1, 2;
+  insert into gamificacao.contagem_acoes (usuario_id, acao, quantidade) select usuario_id, acao, quantidade from bench_acoes;`;
+
+/**
+ * The badges the loaded history earns under the rules scoring checks inline (action counts, the
+ * level, the city's tier and active technicians), linked to the technician's last action of the
+ * rule's kind, and their number on each technician; without them every measured scoring would
+ * also award its technician's backlog of badges (about 2.6 an action), which no running deployment
+ * does. The rules that read history or calls (full week, early check-ins, rating average) are left
+ * to scoring, which evaluates them on every action anyway. Runs after totalsSql, in its
+ * transaction, reading its per-action counts (bench_acoes).
+ */
+const badgesSql = `
+  insert into public.usuario_badges (usuario_id, badge_codigo, conquistado_em, historico_id)
+  select t.id, b.codigo, t.ultima_pontuacao_em, max(h.ultimo_id)
+  from public.tecnicos t
+  join public.niveis n on n.slug = t.nivel
+  join public.cidades_metricas m on m.cidade_id = t.cidade_id
+  join bench_acoes h on h.usuario_id = t.id
+  join public.badges b on b.ativo and (b.regra_acao is null or b.regra_acao = h.acao)
+  where case b.regra_tipo
+    when 'contagem_acao' then h.quantidade >= b.regra_minimo
+    when 'nivel' then n.ordem >= b.regra_minimo
+    when 'tier_cidade' then m.tier >= b.regra_minimo
+    when 'tecnicos_ativos' then greatest(m.tecnicos_ativos, 1) <= b.regra_minimo
+    else false
+  end
+  group by 1, 2, 3;
+  update public.tecnicos t set badges_count = c.quantidade
+  from (select usuario_id, count(*)::integer as quantidade from public.usuario_badges group by 1) c
+  where t.id = c.usuario_id and t.cidade_id like 'bench-%';`;
 
 /** The triggers that log changed calls for the category job (20261124090000_gamification-incremental-categories.sql). */
 const changeLogTriggers = ["chamados_alterados_insert", "chamados_alterados_update", "chamados_alterados_delete"];
 
 /** Tables vacuumed after the load, so index-only scans see all-visible pages (VACUUM refuses multi-statement strings). */
 const vacuumed = [
-  "public.chamados", "public.historico_pontos", "public.tecnicos", "gamificacao.totais_periodo", "gamificacao.faixas_ranking", "gamificacao.faixas_cidades",
+  "public.chamados", "public.historico_pontos", "public.tecnicos", "public.usuario_badges", "gamificacao.totais_periodo", "gamificacao.faixas_ranking", "gamificacao.faixas_cidades",
   "gamificacao.quadros_categorias_blocos", "gamificacao.quadros_categorias_usuarios", "gamificacao.ranking_snapshots", "gamificacao.contagem_acoes", "gamificacao.estatisticas_categorias",
 ];
 
@@ -210,7 +245,13 @@ export async function generateData(dbUrl: string, scale: Scale, log: (line: stri
     await step("analyze", () => sql.unsafe("analyze public.chamados; analyze public.historico_pontos;"));
     const totals = await secondaries(sql, "gamificacao.totais_periodo");
     await dropSecondaries(sql, totals.filter((item) => item.kind === "index"));
-    await step("lifetime totals, levels, period totals and action counters", () => sql.begin((tx) => tx.unsafe(totalsSql)));
+    const badges = await secondaries(sql, "public.usuario_badges");
+    await dropSecondaries(sql, badges);
+    await sql.begin(async (tx) => {
+      await step("lifetime totals, levels, period totals and action counters", () => tx.unsafe(totalsSql));
+      await step("badges the history earns", () => tx.unsafe(badgesSql));
+    });
+    await restoreSecondaries(sql, badges);
     await step("recreate the board indexes and rebuild the rank buckets", async () => {
       await restoreSecondaries(sql, totals.filter((item) => item.kind === "index"));
       await sql`select gamificacao.reconstruir_faixas()`;
