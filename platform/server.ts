@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import { serve } from "@hono/node-server";
 import { createAuthService } from "./auth/app.ts";
 import { loadConfig } from "./config.ts";
-import { createGateway } from "./gateway/app.ts";
+import { createGateway, postgrestTarget } from "./gateway/app.ts";
 import { createMailService } from "./mail/app.ts";
 import { createStorageService } from "./storage/app.ts";
 import { startQueueWorkers } from "./workers/queue-workers.ts";
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const auth = createAuthService(config);
   const storage = createStorageService(config);
   const mail = createMailService(config);
-  const gateway = createGateway(config, { auth: auth.fetch, storage: storage.fetch });
+  const gateway = createGateway(config, { auth: auth.fetch, storage: storage.fetch, rest: postgrestTarget(`http://127.0.0.1:${config.ports.postgrest}`) });
 
   const gatewayServer = createServer(gateway);
   // HAProxy keeps its connections to this half open between requests and hands an idle one to the

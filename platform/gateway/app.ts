@@ -3,14 +3,24 @@ import { stackKeys } from "../auth/signing-keys.ts";
 import type { StackConfig } from "../config.ts";
 import type { FetchHandler } from "../http.ts";
 import { verifyJwt, type VerificationKeys } from "../jwt.ts";
-import { VERIFIER_PATH } from "./front.ts";
+import { tooLargeAnswer, type GatewayAnswer } from "./error-shapes.ts";
+import { bodyLimits, VERIFIER_PATH } from "./front.ts";
 import { sendWebResponse } from "./node-response.ts";
 
-/** The in-process services the node half of the gateway serves. */
+/**
+ * The services the node half of the gateway serves: auth and storage in-process, and the data API
+ * for bodies of unknown length, which it counts against their cap on their way to PostgREST.
+ */
 export interface GatewayTargets {
   auth: FetchHandler;
   storage: FetchHandler;
+  rest: FetchHandler;
 }
+
+/** The services front.lua sends here, named in X-Orbita-Service. */
+type NodeService = keyof GatewayTargets;
+
+const NODE_SERVICES = new Set<string>(["auth", "storage", "rest"]);
 
 /** A node request handler, as `http.createServer` takes. */
 export type GatewayListener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
@@ -18,12 +28,37 @@ export type GatewayListener = (incoming: IncomingMessage, outgoing: ServerRespon
 /** Headers that describe one hop and are not handed to a service. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length", "expect", "x-orbita-service"]);
 
-/** A request body read whole: undefined for GET and HEAD, whose bodies services ignore. */
-async function readBody(incoming: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * A request body read whole, or "too large" when it passed `limit` bytes; undefined for GET and
+ * HEAD, whose bodies services ignore. A body of unknown length is counted as it arrives: past the
+ * limit the rest is read and dropped, never buffered, as front.lua's 413 service drops a declared
+ * one (a connection closed mid-body left HAProxy's next request on it waiting for its timeouts).
+ */
+async function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer | undefined | "too large"> {
   if (incoming.method === "GET" || incoming.method === "HEAD") return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of incoming as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
+  let chunks: Buffer[] | undefined = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > limit) chunks = undefined;
+    else chunks?.push(chunk);
+  }
+  return chunks ? Buffer.concat(chunks) : "too large";
+}
+
+/** Sends one of the gateway's own answers, closing the connection after it when the answer says so. */
+function sendAnswer(outgoing: ServerResponse, answer: GatewayAnswer): void {
+  if (answer.headers.connection === "close") outgoing.shouldKeepAlive = false;
+  sendWebResponse(outgoing, new Response(answer.body, { status: answer.status, headers: answer.headers }), {});
+}
+
+/** The data API's target: PostgREST at `origin`, sent a counted body with its length. */
+export function postgrestTarget(origin: string): FetchHandler {
+  return async (request) => {
+    const url = new URL(request.url);
+    const body = request.body ? await request.arrayBuffer() : undefined;
+    return fetch(`${origin}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body, redirect: "manual" });
+  };
 }
 
 /**
@@ -47,9 +82,11 @@ function verifierAnswer(authorization: string | undefined, keys: VerificationKey
  * serves auth and storage in-process and verifies bearer tokens for the public half, HAProxy with
  * platform/gateway/front.lua, which listens on the gateway port, carries every duty (routing, key
  * translation, CORS, request ids, caps, rate limits) and sends auth and storage requests here on
- * the internal port with their prefix stripped and the service named in X-Orbita-Service.
+ * the internal port with their prefix stripped and the service named in X-Orbita-Service, as it
+ * does a data-API request whose body has no Content-Length.
  */
 export function createGateway(config: StackConfig, targets: GatewayTargets, keys: VerificationKeys = stackKeys(config)): GatewayListener {
+  const limits = bodyLimits();
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const method = incoming.method ?? "GET";
     const path = incoming.url ?? "/";
@@ -59,19 +96,24 @@ export function createGateway(config: StackConfig, targets: GatewayTargets, keys
       return;
     }
     // Only the public half sends requests here; it answers unknown routes itself.
-    if (service !== "auth" && service !== "storage") {
+    if (typeof service !== "string" || !NODE_SERVICES.has(service)) {
       outgoing.writeHead(404).end();
       return;
     }
+    const target = service as NodeService;
     const headers = new Headers();
     for (const name in incoming.headers) {
       if (HOP_BY_HOP.has(name)) continue;
       const value = incoming.headers[name];
       headers.set(name, Array.isArray(value) ? value.join(", ") : (value ?? ""));
     }
-    const body = await readBody(incoming);
-    const request = new Request(`http://${service}${path}`, { method, headers, body: body && new Uint8Array(body), redirect: "manual" });
-    sendWebResponse(outgoing, await targets[service](request), {});
+    const body = await readBody(incoming, limits[target]);
+    if (body === "too large") {
+      sendAnswer(outgoing, tooLargeAnswer(target, limits[target]));
+      return;
+    }
+    const request = new Request(`http://${target}${path}`, { method, headers, body: body && new Uint8Array(body), redirect: "manual" });
+    sendWebResponse(outgoing, await targets[target](request), {});
   };
   return (incoming, outgoing) => {
     handle(incoming, outgoing).catch(() => {

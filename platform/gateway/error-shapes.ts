@@ -24,3 +24,11 @@ export function upstreamError(upstream: Upstream, status: number, code: string, 
     body: JSON.stringify(bodies[upstream]),
   };
 }
+
+/**
+ * The 413 for a request body over `limit` bytes, in the service's shape. The connection is closed
+ * after it: the rest of the body is never read, so the connection cannot serve another request.
+ */
+export function tooLargeAnswer(upstream: Upstream, limit: number): GatewayAnswer {
+  return upstreamError(upstream, 413, "payload_too_large", `Request body exceeds the ${Math.round(limit / (1024 * 1024))} MiB limit`, { connection: "close" });
+}

@@ -275,13 +275,18 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
     end
   end
   if method ~= "GET" and method ~= "HEAD" then
-    local length = tonumber(header(fetch, "content-length") or "0")
+    local declared = header(fetch, "content-length")
+    local length = tonumber(declared or "0")
     if length ~= nil and length > settings.bodyLimits[upstream] then
       -- Answered by orbita_too_large once the body is read: a client still sending it when the
       -- connection closed would see a broken pipe instead of the answer.
       txn:set_var("txn.too_large", upstream)
       return
     end
+    -- PostgREST reads a body whole, however long; one of unknown length (chunked) goes through the
+    -- node half, which counts it against the cap as it arrives (auth and storage are served there
+    -- already, and functions count their own).
+    if declared == nil and upstream == "rest" and fetch:req_fhdr_cnt("transfer-encoding") > 0 then upstream = "rest_counted" end
   end
 
   -- Headers are rewritten only where they change: the fixed ones (accept-encoding,

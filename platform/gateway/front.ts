@@ -15,7 +15,7 @@ import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
 import type { ServiceDefinition } from "../process/supervisor.ts";
 import { loadStorageSettings } from "../storage/settings.ts";
-import { upstreamError, type GatewayAnswer, type Upstream } from "./error-shapes.ts";
+import { tooLargeAnswer, upstreamError, type GatewayAnswer, type Upstream } from "./error-shapes.ts";
 import { parseTrustedProxies } from "./trusted-proxies.ts";
 
 /** Debian's HAProxy (2.6 on bookworm, built with Lua 5.3). */
@@ -28,8 +28,10 @@ export const RATE_LIMITS = { rest: 200, auth: 60, functions: 500 } as const;
 const MULTIPART_ALLOWANCE = 1024 * 1024;
 
 /**
- * Largest request body the gateway accepts for each service, in bytes, judged by Content-Length.
- * Storage's follows the configured file size limit so config.toml stays the one setting.
+ * Largest request body the gateway accepts for each service, in bytes: judged by Content-Length,
+ * and for a body of unknown length (chunked) counted as it arrives by the node half (data API,
+ * auth, storage) or by the function itself. Storage's follows the configured file size limit so
+ * config.toml stays the one setting.
  */
 export function bodyLimits(): Record<Upstream, number> {
   return {
@@ -83,8 +85,7 @@ function answersFor(upstream: Upstream, limits: Record<Upstream, number>): Recor
     rateLimited: upstream === "auth"
       ? upstreamError(upstream, 429, "over_request_rate_limit", "Request rate limit reached")
       : upstreamError(upstream, 429, "rate_limit_exceeded", `Rate limit exceeded: ${limit} requests per minute`),
-    // The rest of the body is never read: the connection cannot serve another request.
-    tooLarge: upstreamError(upstream, 413, "payload_too_large", `Request body exceeds the ${Math.round(limits[upstream] / (1024 * 1024))} MiB limit`, { connection: "close" }),
+    tooLarge: tooLargeAnswer(upstream, limits[upstream]),
     noApiKey: upstreamError(upstream, 401, "no_api_key", "No API key found in request"),
     forbidden: upstreamError(upstream, 403, "forbidden", "You cannot consume this service"),
     unfilteredUpdate: unfiltered("UPDATE"),
@@ -152,12 +153,12 @@ export function writeFrontConfig(config: StackConfig): string {
   const { ports } = config;
   const servers: Record<Upstream, number> = { rest: ports.postgrest, auth: ports.gatewayInner, storage: ports.gatewayInner, functions: ports.functions, meta: ports.pgMeta };
   const quoted = (text: string) => `"${text}"`;
-  // A backend for `upstream`'s server, answering in its 502 shape when the server cannot be reached.
-  const backend = (name: string, upstream: Upstream, options: string[]) => [
+  // A backend for `upstream`'s server (or `port`), answering in its 502 shape when it cannot be reached.
+  const backend = (name: string, upstream: Upstream, options: string[], port = servers[upstream]) => [
     `backend ${name}`,
     ...options,
     ...[502, 503, 504].map((status) => `  errorfile ${status} ${join(dir, `${upstream}-unreachable.http`)}`),
-    `  server ${upstream} 127.0.0.1:${servers[upstream]}`,
+    `  server ${upstream} 127.0.0.1:${port}`,
   ];
   const lines = [
     "global",
@@ -207,6 +208,8 @@ export function writeFrontConfig(config: StackConfig): string {
       ...(upstream === "auth" || upstream === "storage" ? [`  http-request set-header x-orbita-service ${upstream}`] : []),
     ])),
     ...backend("rest_head", "rest", ["  option http-server-close"]),
+    // A data-API body of unknown length, counted against its cap by the node half on its way to PostgREST.
+    ...backend("rest_counted", "rest", ["  http-reuse always", "  http-request set-header x-orbita-service rest"], ports.gatewayInner),
   ];
   const configFile = join(dir, "haproxy.cfg");
   writeFileSync(configFile, `${lines.join("\n")}\n`);

@@ -20,6 +20,19 @@ async function burst(count: number, path: string, address: string, init: Request
   return { statuses, last: last as Response };
 }
 
+/** A request body of unknown length (sent chunked): `text` in 64 KiB pieces. */
+function chunkedBody(text: string): { body: ReadableStream<Uint8Array>; duplex: "half" } {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.byteLength) return controller.close();
+      controller.enqueue(bytes.subarray(offset, (offset += 65_536)));
+    },
+  });
+  return { body, duplex: "half" };
+}
+
 describe("API gateway", () => {
   it("answers CORS preflights and tags every response with a request id", async () => {
     const preflight = await fetch(`${env.url}/rest/v1/demo_projects`, {
@@ -47,6 +60,30 @@ describe("API gateway", () => {
     });
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ code: "payload_too_large", message: "Request body exceeds the 10 MiB limit" });
+  });
+
+  it("counts a data-API body of unknown length against the same 10 MiB, and passes one under it to PostgREST", async () => {
+    const rpc = `${env.url}/rest/v1/rpc/test_caller_context`;
+    const headers = { apikey: env.anonKey, "content-type": "application/json" };
+    const call = (texto: string) => ({ method: "POST", headers, ...chunkedBody(JSON.stringify({ p_texto: texto, p_numero: 1, p_id: null, p_doc: null })) }) as RequestInit;
+    const tooLarge = await fetch(rpc, call("x".repeat(11 * 1024 * 1024)));
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toEqual({ code: "payload_too_large", message: "Request body exceeds the 10 MiB limit", details: null, hint: null });
+    const passed = await fetch(rpc, call("y".repeat(2 * 1024 * 1024)));
+    expect(passed.status).toBe(200);
+    const echoed = (await passed.json()) as { texto: string; role: string };
+    expect(echoed.role).toBe("anon");
+    expect(echoed.texto).toHaveLength(2 * 1024 * 1024);
+  });
+
+  it("counts an auth body of unknown length against its 1 MiB, in GoTrue's shape", async () => {
+    const response = await fetch(`${env.url}/auth/v1/signup`, {
+      method: "POST",
+      headers: { apikey: env.anonKey, "content-type": "application/json" },
+      ...chunkedBody(JSON.stringify({ email: `${randomUUID()}@example.test`, password: "x".repeat(2 * 1024 * 1024) })),
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ code: "payload_too_large", message: "Request body exceeds the 1 MiB limit" });
   });
 
   it("refuses a data-API query whose escapes are not UTF-8 with 400 in PostgREST's shape, and passes one that is", async () => {
