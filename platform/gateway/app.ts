@@ -17,11 +17,6 @@ export interface GatewayTargets {
   rest: FetchHandler;
 }
 
-/** The services front.lua sends here, named in X-Orbita-Service. */
-type NodeService = keyof GatewayTargets;
-
-const NODE_SERVICES = new Set<string>(["auth", "storage", "rest"]);
-
 /** A node request handler, as `http.createServer` takes. */
 export type GatewayListener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
@@ -96,11 +91,11 @@ export function createGateway(config: StackConfig, targets: GatewayTargets, keys
       return;
     }
     // Only the public half sends requests here; it answers unknown routes itself.
-    if (typeof service !== "string" || !NODE_SERVICES.has(service)) {
+    if (typeof service !== "string" || !Object.hasOwn(targets, service)) {
       outgoing.writeHead(404).end();
       return;
     }
-    const target = service as NodeService;
+    const target = service as keyof GatewayTargets;
     const headers = new Headers();
     for (const name in incoming.headers) {
       if (HOP_BY_HOP.has(name)) continue;
