@@ -283,7 +283,7 @@ export async function removeData(dbUrl: string): Promise<void> {
         gamificacao.contagem_acoes, gamificacao.quadros_categorias_blocos, gamificacao.quadros_categorias_usuarios, gamificacao.ranking_categorias_calculos, gamificacao.ranking_snapshots,
         gamificacao.limites_uso, gamificacao.estatisticas_periodos, gamificacao.estatisticas_categorias, gamificacao.chamados_alterados;
       delete from public.tecnicos where id::text like 'b0000000-%';
-      delete from auth.users where email like 'bench-%@bench.orbita.test';
+      delete from auth.users where id::text like 'b0000000-%';
       delete from public.cidades_metricas where cidade_id like 'bench-%';
       delete from public.cidades where id like 'bench-%';`);
     for (const table of ["public.tecnicos", "auth.users", "public.cidades"]) await sql.unsafe(`vacuum analyze ${table}`);
