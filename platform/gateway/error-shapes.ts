@@ -26,8 +26,9 @@ export function upstreamError(upstream: Upstream, status: number, code: string, 
 }
 
 /**
- * The 413 for a request body over `limit` bytes, in the service's shape. The connection is closed
- * after it: the rest of the body is never read, so the connection cannot serve another request.
+ * The 413 for a request body over `limit` bytes, in the service's shape. The body is read and
+ * dropped before it is sent (a client still sending would otherwise see a broken pipe, not the
+ * answer), and the connection is closed after it.
  */
 export function tooLargeAnswer(upstream: Upstream, limit: number): GatewayAnswer {
   return upstreamError(upstream, 413, "payload_too_large", `Request body exceeds the ${Math.round(limit / (1024 * 1024))} MiB limit`, { connection: "close" });
