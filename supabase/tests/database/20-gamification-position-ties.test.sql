@@ -100,9 +100,9 @@ select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quanti
 
 -- Boards being scored now ---------------------------------------------------------------------
 -- 150 technicians of another city score 50 points once to three times over the last 20 hours,
--- most of them in the current slot, several at the very same instant: a national position in the
--- current slot counts its ties from the nearer end of the slot, and both ends must agree with
--- the full sort, also for an entry that is not on the board.
+-- most of them in the current slot, several at the very same instant: a national position counts
+-- its ties from the nearer end of its slot (the slot's end, or the present while it fills), and
+-- both ends must agree with the full sort, also for an entry that is not on the board.
 select testes_gamificacao.nova_cidade('empate-agora', 1500, 50);
 create temporary table agora as
 select n, testes_gamificacao.novo_tecnico('empate-agora', 'Técnico agora ' || n) as id from generate_series(1, 150) n;
@@ -113,13 +113,16 @@ from agora a cross join lateral generate_series(1, 1 + a.n % 3) k;
 create temporary table esperado_agora as
 select t.periodo, t.periodo_inicio, t.usuario_id, t.pontos, t.ultima_pontuacao_em,
   row_number() over (partition by t.periodo, t.periodo_inicio order by t.pontos desc, t.ultima_pontuacao_em, t.usuario_id) as nacional,
-  gamificacao.inicio_fatia_empate(t.periodo, t.periodo_inicio, gamificacao.fatia_empate(t.periodo, t.periodo_inicio, t.ultima_pontuacao_em)) as inicio_fatia
+  gamificacao.inicio_fatia_empate(t.periodo, t.periodo_inicio, f.fatia) as inicio_fatia,
+  case when f.fatia >= 63 then 'infinity' else gamificacao.inicio_fatia_empate(t.periodo, t.periodo_inicio, f.fatia + 1) end as fim_fatia
 from gamificacao.totais_periodo t
+cross join lateral (select gamificacao.fatia_empate(t.periodo, t.periodo_inicio, t.ultima_pontuacao_em) as fatia) f
 where (t.periodo, t.periodo_inicio) in (select p.periodo, gamificacao.inicio_periodo(p.periodo, now()) from gamificacao.periodos p);
 
-select ok((select count(*) filter (where case when inicio_fatia = '-infinity' then true else now() - ultima_pontuacao_em < ultima_pontuacao_em - inicio_fatia end) >= 50
-        and count(*) filter (where not (case when inicio_fatia = '-infinity' then true else now() - ultima_pontuacao_em < ultima_pontuacao_em - inicio_fatia end)) >= 50
-      from esperado_agora where usuario_id in (select id from agora)),
+create temporary table extremos_agora as
+select usuario_id, case when inicio_fatia = '-infinity' then true else least(fim_fatia, now()) - ultima_pontuacao_em < ultima_pontuacao_em - inicio_fatia end as do_fim
+from esperado_agora where usuario_id in (select id from agora);
+select ok((select count(*) filter (where do_fim) >= 50 and count(*) filter (where not do_fim) >= 50 from extremos_agora),
   'The current boards hold entries nearer the end of their slot and entries nearer its start');
 select is((select count(*)::int from esperado_agora e
            where gamificacao.posicao('nacional', e.periodo, e.periodo_inicio, null, e.pontos, e.ultima_pontuacao_em, e.usuario_id) <> e.nacional),
