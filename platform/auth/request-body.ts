@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../../supabase/functions/_shared/http/json-depth.ts";
 import { AuthError } from "./errors.ts";
 
 const PREFIX = "Could not parse request body as JSON: ";
@@ -9,18 +10,28 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "object" : typeof value;
 }
 
-/** Whether a decoded JSON value holds U+0000 in any string or key. */
+/** Whether a decoded JSON value holds U+0000 in any string or key. Iterative: bodies may nest deep. */
 function holdsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === "object") return Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string") {
+      if (item.includes("\u0000")) return true;
+    } else if (item !== null && typeof item === "object") {
+      for (const [key, child] of Object.entries(item)) {
+        if (key.includes("\u0000")) return true;
+        pending.push(child);
+      }
+    }
+  }
   return false;
 }
 
 /**
  * Reads a JSON body and decodes it with a schema. Malformed JSON and wrongly typed fields both answer
  * 400 `bad_json`, as GoTrue's `retrieveRequestParams` does (Go's decoder reports both the same way);
- * a NUL character anywhere in it is 400 `validation_failed`.
+ * a NUL character anywhere in it is 400 `validation_failed`, and nesting deeper than MAX_JSON_DEPTH
+ * is 400 `bad_json` ("exceeded max depth", Go's words).
  * An empty body is malformed unless `emptyAllowed` (DELETE /admin/users/{id} only parses non-empty bodies).
  */
 export async function readBody<S extends z.ZodType>(request: Request, schema: S, emptyAllowed = false): Promise<z.infer<S>> {
@@ -35,6 +46,9 @@ export async function readBody<S extends z.ZodType>(request: Request, schema: S,
   } catch (error) {
     throw new AuthError(400, "bad_json", PREFIX + (error instanceof Error ? error.message : "invalid JSON"));
   }
+  // Go's decoder stops at 10,000 levels with this message; ours stops at the cap every JSON body
+  // of the project is held to, before anything below walks the value by recursion.
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new AuthError(400, "bad_json", `${PREFIX}exceeded max depth`);
   // Go decodes `null` into an untouched struct.
   if (value === null) value = {};
   if (typeof value !== "object" || Array.isArray(value)) {

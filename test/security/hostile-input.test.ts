@@ -15,7 +15,7 @@ import { createCity, createTechnician, type Technician } from "../gamification/f
 import { createPortalUser } from "../portal/factories.ts";
 import { createWorkflow, createWorkspace } from "../workflows/factories.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
-import { CONTENT_TYPES, encode, HOSTILE_BODIES, HOSTILE_TEXT, type HostileRequest, METHODS, RAW_ESCAPES, send, sendRaw, type Service, shapeProblem, WRONG_TYPES } from "./hostile.ts";
+import { CONTENT_TYPES, encode, HOSTILE_BODIES, HOSTILE_TEXT, type HostileRequest, METHODS, nested, RAW_ESCAPES, send, sendRaw, type Service, shapeProblem, WRONG_TYPES } from "./hostile.ts";
 
 /** One endpoint under test: how to put a hostile value in its path or query, and in its body. */
 interface Endpoint {
@@ -267,7 +267,14 @@ describe("generated input", () => {
     fc.bigInt().map(String),
   );
   /** A JSON value of any shape, hostile strings included. */
-  const field = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.string({ unit: "binary", maxLength: 60 }), fc.constantFrom(...WRONG_TYPES), fc.double());
+  const field = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.string({ unit: "binary", maxLength: 60 }),
+    fc.constantFrom(...WRONG_TYPES),
+    fc.double(),
+    // Around and far past the 64-level nesting cap (JSON.stringify recurses, so a few thousand at most).
+    fc.integer({ min: 60, max: 3_000 }).map((depth) => nested(depth, "deep")),
+  );
 
   it("every endpoint, with generated path, query, body and method, answers no 5xx in its documented shape", async () => {
     await fc.assert(

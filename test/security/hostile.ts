@@ -101,6 +101,13 @@ export function encode(value: string): string {
 export const RAW_ESCAPES: readonly string[] = ["%E0%A4%A", "%FF", "%C3%28", "%C0%80", "%ED%A0%80", "%zz"];
 
 /** JSON values of every type, the wrong one for almost every field. */
+/** `depth` arrays inside one another around `leaf`, built without recursion. */
+export function nested(depth: number, leaf: unknown = null): unknown {
+  let value: unknown = leaf;
+  for (let level = 0; level < depth; level += 1) value = [value];
+  return value;
+}
+
 export const WRONG_TYPES: readonly unknown[] = [null, true, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, "", "\u0000", long(100_000), [], [null], {}, { nested: { deep: [1] } }];
 
 /** Bodies that are not what any endpoint wants, as raw bytes or text. */
@@ -117,6 +124,9 @@ export const HOSTILE_BODIES: readonly (string | Uint8Array)[] = [
   "-0",
   '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}',
   `${"[".repeat(10_000)}${"]".repeat(10_000)}`,
+  // Nesting past the 64-level cap, deep enough to overflow any recursive walk after parsing.
+  `${"[".repeat(100_000)}${"]".repeat(100_000)}`,
+  `{"text":${'{"a":'.repeat(5_000)}1${"}".repeat(5_000)}}`,
   JSON.stringify({ value: long(100_000) }),
   new Uint8Array([0xff, 0xfe, 0xfd]),
   new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),

@@ -25,6 +25,10 @@ function describe(problem: Problem) {
       return apiError(413, "CORPO_MUITO_GRANDE", `O corpo passa de ${problem.limit} bytes.`);
     case "malformed_json":
       return apiError(400, "PARAMETRO_INVALIDO", "O corpo não é JSON válido.");
+    case "nested_too_deep":
+      return apiError(400, "PARAMETRO_INVALIDO", "Corpo inválido.", [
+        { campo: "(corpo)", problema: `aninha listas e objetos em mais de ${problem.limit} níveis` },
+      ]);
     case "unstorable_text":
       return apiError(400, "PARAMETRO_INVALIDO", `${problem.part === "body" ? "Corpo" : "Parâmetro"} inválido.`, [
         { campo: problem.field, problema: "contém um caractere nulo (NUL) ou texto que não é UTF-8 válido" },

@@ -3,11 +3,12 @@
  * path values. Every reader refuses, with the service's own 4xx, what no handler should see:
  * a body over its byte cap (checked against Content-Length first, then while streaming, so an
  * endless body is never buffered), the wrong content type, bytes that are not UTF-8, malformed
- * JSON, and text Postgres cannot store (a NUL, a lone surrogate: see text.ts) anywhere in it.
+ * JSON, JSON nested deeper than MAX_JSON_DEPTH (json-depth.ts), and text Postgres cannot store (a NUL, a lone surrogate: see text.ts) anywhere in it.
  * `validate` runs a zod schema and reports its issues the same way.
  */
 import type { z } from "zod";
 import type { InputPart, ServiceErrors } from "./errors.ts";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "./json-depth.ts";
 import { findUnstorableText, isStorableText } from "./text.ts";
 
 /** The part of a service's errors the readers need. */
@@ -79,6 +80,7 @@ export async function readJson(request: Request, options: BodyOptions): Promise<
   } catch {
     throw errors.describe({ kind: "malformed_json" });
   }
+  if (nestedDeeperThan(value)) throw errors.describe({ kind: "nested_too_deep", limit: MAX_JSON_DEPTH });
   const field = findUnstorableText(value);
   if (field !== null) throw errors.describe({ kind: "unstorable_text", part: "body", field });
   return value;

@@ -34,6 +34,8 @@ export type Problem =
   | { kind: "unsupported_media_type"; expected: string }
   | { kind: "body_too_large"; limit: number }
   | { kind: "malformed_json" }
+  /** JSON nested deeper than the cap every JSON body is held to (json-depth.ts). */
+  | { kind: "nested_too_deep"; limit: number }
   /** Text Postgres cannot store (a NUL character, a lone UTF-16 surrogate) or bytes that are not UTF-8. */
   | { kind: "unstorable_text"; part: InputPart; field: string }
   | { kind: "invalid_input"; part: InputPart; issues: readonly z.core.$ZodIssue[] }

@@ -28,6 +28,8 @@ function describe(problem: Problem): HttpError {
       return new HttpError(413, "BODY_TOO_LARGE", `The body is larger than ${problem.limit} bytes`);
     case "malformed_json":
       return new HttpError(400, "INVALID_BODY", "The body is not valid JSON");
+    case "nested_too_deep":
+      return new HttpError(400, "INVALID_BODY", `The body nests arrays and objects more than ${problem.limit} levels deep`, { maxDepth: problem.limit });
     case "unstorable_text":
       return new HttpError(400, invalid(problem.part), `${problem.field} holds a NUL character or text that is not valid UTF-8`, { field: problem.field });
     case "invalid_input": {

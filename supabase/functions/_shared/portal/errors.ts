@@ -46,6 +46,10 @@ function describe(problem: Problem): HttpError {
       return new HttpError(413, "body_too_large", `The request body is larger than ${problem.limit} bytes`);
     case "malformed_json":
       return new HttpError(400, "invalid_json", "The request body must be a JSON object");
+    case "nested_too_deep":
+      return new HttpError(400, "invalid_body", "The request body is not valid", [
+        { path: "", message: `nests arrays and objects more than ${problem.limit} levels deep` },
+      ]);
     case "unstorable_text": {
       const { code, message } = input(problem.part);
       return new HttpError(400, code, message, [{ path: problem.field, message: UNSTORABLE }]);
