@@ -10,7 +10,9 @@
 --
 -- Idempotent: rows have fixed ids and `on conflict do nothing`; the replay runs only while no
 -- seeded technician has history yet. São Paulo's back office has over a thousand calls in 90 days
--- (tier 1), but only its last two weeks are scored, which keeps the seed fast.
+-- (tier 1), but only its last two weeks are scored, which keeps the seed fast; Ana Souza, the
+-- technician the docs sign in as, is the exception: her calls (about one every three days) span
+-- the whole year and are all scored, so her 365-day history holds more than her 30-day one.
 
 -- Cities ---------------------------------------------------------------------------------------
 insert into public.cidades (id, nome, uf) values
@@ -37,13 +39,13 @@ insert into seed_centros values
   ('joinville-sc', -26.3045, -48.8487), ('santos-sp', -23.9608, -46.3336), ('vitoria-es', -20.3155, -40.3128),
   ('altamira-pa', -3.2039, -52.2082);
 insert into seed_tecnicos values
-  ('ana.souza@tecnicos.orbita.test', 'Ana Souza', 'sao-paulo-sp', true, 200, 90, 14, 95),
-  ('bruno.lima@tecnicos.orbita.test', 'Bruno Lima', 'sao-paulo-sp', true, 190, 90, 14, 85),
-  ('carla.mendes@tecnicos.orbita.test', 'Carla Mendes', 'sao-paulo-sp', false, 185, 90, 14, 90),
-  ('diego.rocha@tecnicos.orbita.test', 'Diego Rocha', 'sao-paulo-sp', true, 180, 90, 14, 70),
-  ('elisa.prado@tecnicos.orbita.test', 'Elisa Prado', 'sao-paulo-sp', true, 175, 90, 14, 92),
-  ('fabio.nunes@tecnicos.orbita.test', 'Fábio Nunes', 'sao-paulo-sp', false, 170, 90, 14, 80),
-  ('gabriela.torres@tecnicos.orbita.test', 'Gabriela Torres', 'rio-de-janeiro-rj', true, 110, 90, 30, 93),
+  ('ana.souza@tecnicos.orbita.test', 'Ana Souza', 'sao-paulo-sp', true, 110, 365, 365, 95),
+  ('bruno.lima@tecnicos.orbita.test', 'Bruno Lima', 'sao-paulo-sp', true, 225, 90, 14, 85),
+  ('carla.mendes@tecnicos.orbita.test', 'Carla Mendes', 'sao-paulo-sp', false, 220, 90, 14, 90),
+  ('diego.rocha@tecnicos.orbita.test', 'Diego Rocha', 'sao-paulo-sp', true, 215, 90, 14, 70),
+  ('elisa.prado@tecnicos.orbita.test', 'Elisa Prado', 'sao-paulo-sp', true, 210, 90, 14, 92),
+  ('fabio.nunes@tecnicos.orbita.test', 'Fábio Nunes', 'sao-paulo-sp', false, 205, 90, 14, 80),
+  ('gabriela.torres@tecnicos.orbita.test', 'Gabriela Torres', 'rio-de-janeiro-rj', true, 125, 90, 30, 93),
   ('henrique.alves@tecnicos.orbita.test', 'Henrique Alves', 'rio-de-janeiro-rj', true, 100, 90, 30, 75),
   ('isabela.castro@tecnicos.orbita.test', 'Isabela Castro', 'rio-de-janeiro-rj', false, 95, 90, 30, 88),
   ('joao.pereira@tecnicos.orbita.test', 'João Pereira', 'belem-pa', true, 40, 120, 120, 90),

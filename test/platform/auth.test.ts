@@ -303,6 +303,32 @@ describe("the signed-in user", () => {
     expect(data.user).toMatchObject({ id, email: address, user_metadata: { plan: "pro" } });
   });
 
+  // Issue 28 asked for "This endpoint requires a Bearer token" here. GoTrue answers that only when
+  // no Bearer reaches it (auth-js's own suite calls GoTrue directly, without a gateway); supabase-js
+  // always sends the project key as the Bearer, Kong passes it on (the CLI's kong.yml translates a
+  // publishable key to the anon JWT), and GoTrue's requireAuthentication then refuses the token
+  // without `sub` with 403 bad_jwt (internal/api/auth.go, maybeLoadUserOrSession). These pin both
+  // answers, in the current and the legacy error shapes, so neither drifts from GoTrue's.
+  it("The anon key as the session is GoTrue's 403 bad_jwt on /user and /factors; no Bearer at all is 401 no_authorization", async () => {
+    const missingSub = { code: "bad_jwt", message: "invalid claim: missing sub claim" };
+    const { data, error } = await anon().auth.getUser(env.anonKey);
+    expect(data.user).toBeNull();
+    expect(error).toMatchObject({ status: 403, ...missingSub });
+    for (const [path, init] of [["/user", {}], ["/user", { method: "PUT", body: JSON.stringify({ data: { a: 1 } }) }], ["/factors", { method: "POST", body: JSON.stringify({ factor_type: "totp" }) }], ["/logout", { method: "POST" }]] as const) {
+      const answer = await authFetch(path, init);
+      expect({ path, status: answer.status, body: await bodyOf(answer) }).toEqual({ path, status: 403, body: missingSub });
+    }
+    // The publishable key becomes the anon JWT at the gateway, as Kong does: the same answer.
+    const publishable = await authFetch("/user", { key: env.publishableKey });
+    expect({ status: publishable.status, body: await bodyOf(publishable) }).toEqual({ status: 403, body: missingSub });
+    const legacy = await authFetch("/user", { version: false });
+    expect(await bodyOf(legacy)).toEqual({ code: 403, error_code: "bad_jwt", msg: "invalid claim: missing sub claim" });
+
+    const unauthenticated = await fetchFrom(simulatedClientAddress())(`${env.url}/auth/v1/user`, { headers: { "x-supabase-api-version": "2024-01-01" } });
+    expect({ status: unauthenticated.status, body: await bodyOf(unauthenticated) })
+      .toEqual({ status: 401, body: { code: "no_authorization", message: "This endpoint requires a valid Bearer token" } });
+  });
+
   it("updateUser merges metadata: keys are set, null removes one, the rest stay", async () => {
     const { supabase, id } = await signedUpUser({ plan: "pro", theme: "dark" });
     const { data, error } = await supabase.auth.updateUser({ data: { theme: null, locale: "pt-BR" } });
