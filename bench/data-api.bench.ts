@@ -68,8 +68,8 @@ async function growProposals(sql: Sql, product: string, from: number, total: num
     await tx`alter table public.proposals disable trigger user`;
     await tx`
       insert into public.proposals (code, customer_id, technician_id, product_id, monthly_value, contract_months, total_value,
-                                    status, approval_token, approval_token_expires_at, created_at)
-      select 'BENCH-' || i, c.id, c.technician_id, ${product}, 100, 12, 1200, 'pending', md5('bench' || i), now() + interval '30 days',
+                                    status, approval_token_expires_at, created_at)
+      select 'BENCH-' || i, c.id, c.technician_id, ${product}, 100, 12, 1200, 'pending', now() + interval '30 days',
              now() - make_interval(secs => ${total} - i)
       from generate_series(${from + 1}::int, ${total}::int) as i
       join public.customers c on c.technician_id = ('00000000-0000-4000-a000-' || lpad((1 + i % ${TECHNICIANS})::text, 12, '0'))::uuid`;

@@ -5,7 +5,8 @@
 -- Users are written the way GoTrue stores them (bcrypt password, identity row, token columns set
 -- to '' because GoTrue reads them as non-null strings), so the real Auth API signs them in. Their
 -- profiles come from the trigger on auth.users. The two pending proposals get fixed approval
--- tokens so the approval page can be opened from the docs; every other token is random.
+-- tokens so the approval page can be opened from the docs; every other token is issued when its
+-- proposal is e-mailed.
 -- Local use only: never push this seed to a shared project.
 
 insert into auth.users (
@@ -74,10 +75,17 @@ from (values
 ) as seed (id, customer_id, technician_id, product_id, monthly_value, contract_months, notes)
 where not exists (select 1 from public.proposals where proposals.id = seed.id);
 
-update public.proposals set approval_token = 'seed-ana-pending-approval-token-000000000001'
-where id = '5e3d3000-0000-4000-8000-000000000001' and status = 'pending';
-update public.proposals set approval_token = 'seed-bruno-pending-approval-token-00000000005'
-where id = '5e3d3000-0000-4000-8000-000000000005' and status = 'pending';
+-- Only a token's digest is stored (as issue_approval_token stores it), so the fixed links of the
+-- docs are seeded as the digests of their tokens. Sending either proposal by e-mail issues a new
+-- token, and the fixed link stops working until the seed runs again on a fresh database.
+insert into portal_private.proposal_approval_tokens (proposal_id, token_digest)
+select seed.proposal_id, portal_private.approval_token_digest(seed.token)
+from (values
+  ('5e3d3000-0000-4000-8000-000000000001'::uuid, 'seed-ana-pending-approval-token-000000000001'),
+  ('5e3d3000-0000-4000-8000-000000000005', 'seed-bruno-pending-approval-token-00000000005')
+) as seed (proposal_id, token)
+join public.proposals on proposals.id = seed.proposal_id and proposals.status = 'pending'
+on conflict (proposal_id) do nothing;
 
 -- Customers' answers (approved, rejected), then an admin's activations (which create the orders
 -- and commissions) and a cancellation; each guarded by the current status so reruns do nothing.

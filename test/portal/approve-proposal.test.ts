@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { serviceClient } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
-import { createProposal, readProposal, setStatus, technicianWithProposal } from "./factories.ts";
+import { caughtFor, createProposal, readProposal, setStatus, technicianWithProposal } from "./factories.ts";
 
 /**
  * The approval link over plain HTTP, the way a browser without JavaScript uses it: GET renders the
@@ -170,5 +170,59 @@ describe("the same door through the data API", () => {
     expect(rows).toEqual([expect.objectContaining({ code: fixture.proposal.code, token_state: "open" })]);
     const list = await fetch(`${env.url}/rest/v1/proposals?select=id`, { headers });
     expect(list.status).toBe(401);
+  });
+});
+
+describe("the technician's notice", () => {
+  it("an approval e-mails the proposal's technician, through the mail service, and the page says so", async () => {
+    const { technician, customer, proposal, product } = await technicianWithProposal("Ana Aviso");
+    const answer = await post(proposal.approval_token, { email: customer.email, action: "approve" });
+    expect(answer.status).toBe(200);
+    expect(answer.html).toContain("O técnico responsável foi avisado por e-mail");
+    const caught = await caughtFor(technician.email);
+    expect(caught).toHaveLength(1);
+    expect(caught[0].to).toEqual([technician.email]);
+    expect(caught[0].from).toBe("Orbita Propostas <propostas@orbita.local>");
+    expect(caught[0].subject).toBe(`Proposta ${proposal.code} aprovada pelo cliente`);
+    expect(caught[0].text).toContain(`${customer.contact_name}, de ${customer.company_name}, aprovou a proposta ${proposal.code} (${product.name}`);
+    expect(caught[0].tags).toEqual([{ name: "proposal_code", value: proposal.code }, { name: "notice", value: "proposal_approved" }]);
+    expect(`${caught[0].text}${caught[0].html}`).not.toContain(proposal.approval_token);
+    expect(await caughtFor(customer.email)).toEqual([]);
+  });
+  it("a rejection does too", async () => {
+    const { technician, customer, proposal } = await technicianWithProposal("Ana Aviso Recusa");
+    const answer = await post(proposal.approval_token, { email: customer.email, action: "reject" });
+    expect(answer.status).toBe(200);
+    expect(answer.html).toContain("O técnico responsável foi avisado por e-mail");
+    const caught = await caughtFor(technician.email);
+    expect(caught.map((message) => message.subject)).toEqual([`Proposta ${proposal.code} recusada pelo cliente`]);
+    expect(caught[0].text).toContain(`recusou a proposta ${proposal.code}`);
+  });
+  it("answers that change nothing send nothing", async () => {
+    const { technician, customer, proposal } = await technicianWithProposal("Ana Sem Aviso");
+    expect((await post(proposal.approval_token, { email: "outra@pessoa.test", action: "approve" })).status).toBe(403);
+    await post(proposal.approval_token, { email: customer.email, action: "approve" });
+    expect((await post(proposal.approval_token, { email: customer.email, action: "reject" })).status).toBe(409);
+    expect(await caughtFor(technician.email)).toHaveLength(1);
+  });
+  it("when the mail service refuses the notice, the answer stands and the page does not claim it was sent", async () => {
+    const { technician, customer, proposal } = await technicianWithProposal("Ana Aviso Falho");
+    // An empty address: the mail service refuses it (422), as Resend would.
+    expect((await serviceClient().from("profiles").update({ email: "" }).eq("user_id", technician.id)).error).toBeNull();
+    const answer = await post(proposal.approval_token, { email: customer.email, action: "approve" });
+    expect(answer.status).toBe(200);
+    expect(answer.html).toContain("Proposta aprovada");
+    expect(answer.html).not.toContain("avisado");
+    expect(answer.html).toContain("Sua resposta ficou registrada para o técnico responsável");
+    expect((await readProposal(proposal.id)).status).toBe("approved");
+    expect(await caughtFor(technician.email)).toEqual([]);
+  });
+  it("a technician without an e-mail on file is not told either, and the rejection stands", async () => {
+    const { technician, customer, proposal } = await technicianWithProposal("Ana Sem E-mail");
+    expect((await serviceClient().from("profiles").update({ email: null }).eq("user_id", technician.id)).error).toBeNull();
+    const answer = await post(proposal.approval_token, { email: customer.email, action: "reject" });
+    expect(answer.status).toBe(200);
+    expect(answer.html).toContain("Sua resposta ficou registrada para o técnico responsável");
+    expect((await readProposal(proposal.id)).status).toBe("rejected");
   });
 });

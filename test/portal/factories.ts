@@ -85,22 +85,36 @@ export async function createCustomer(technician: TestUser, overrides: Record<str
   return data as CustomerRow;
 }
 
-/** The proposal columns the suites use. */
-export interface ProposalRow {
+/** The proposal columns the suites use, as stored. */
+export interface StoredProposal {
   id: string;
   code: string;
   status: string;
   total_value: number;
-  approval_token: string;
   technician_id: string;
 }
 
-const PROPOSAL_COLUMNS = "id, code, status, total_value, approval_token, technician_id";
+/** A proposal with the approval token issued for it (the token is never stored, only its digest). */
+export interface ProposalRow extends StoredProposal {
+  approval_token: string;
+}
+
+const PROPOSAL_COLUMNS = "id, code, status, total_value, technician_id";
 
 /**
- * A pending proposal created by the technician (monthly 100 × 12 unless told otherwise). The
- * technician cannot read its approval token, so the row is read back with the service role, as
- * the PDF and e-mail functions read it.
+ * Issues a new approval token for a pending proposal, as send-proposal-email does right before it
+ * sends (service role; any earlier token stops working).
+ */
+export async function issueApprovalToken(proposalId: string): Promise<string> {
+  const { data, error } = await serviceClient().rpc("issue_approval_token", { _proposal_id: proposalId });
+  if (error) throw new Error(`issuing an approval token: ${error.message}`);
+  return data as string;
+}
+
+/**
+ * A pending proposal created by the technician (monthly 100 × 12 unless told otherwise), with an
+ * approval token issued for it the way send-proposal-email issues one, so suites can open its link
+ * without going through the mail catcher.
  */
 export async function createProposal(technician: TestUser, customerId: string, productId: string, values: { monthly_value?: number; contract_months?: number } = {}): Promise<ProposalRow> {
   const { data, error } = await technician.client
@@ -109,7 +123,8 @@ export async function createProposal(technician: TestUser, customerId: string, p
     .select("id")
     .single();
   if (error) throw new Error(`creating a proposal: ${error.message}`);
-  return await readProposal((data as { id: string }).id);
+  const id = (data as { id: string }).id;
+  return { ...(await readProposal(id)), approval_token: await issueApprovalToken(id) };
 }
 
 /** A technician with a customer, a product and a pending proposal. */
@@ -128,10 +143,10 @@ export async function setStatus(proposalId: string, status: "approved" | "reject
 }
 
 /** Reads a proposal's current row with the service role. */
-export async function readProposal(proposalId: string): Promise<ProposalRow> {
+export async function readProposal(proposalId: string): Promise<StoredProposal> {
   const { data, error } = await serviceClient().from("proposals").select(PROPOSAL_COLUMNS).eq("id", proposalId).single();
   if (error) throw new Error(`reading proposal: ${error.message}`);
-  return data as ProposalRow;
+  return data as StoredProposal;
 }
 
 /** Calls an edge function with fetch, as a client would (optional bearer token, JSON body and client address). */

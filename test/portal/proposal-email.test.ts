@@ -27,7 +27,8 @@ describe("send-proposal-email", () => {
   let recipient: string;
   let answer: { id: string; proposalId: string; recipientEmail: string };
   let message: CaughtMessage;
-  const link = () => `${env.url}/functions/v1/approve-proposal?token=${fixture.proposal.approval_token}`;
+  let token: string;
+  const link = () => `${env.url}/functions/v1/approve-proposal?token=${token}`;
 
   beforeAll(async () => {
     recipient = fixture.customer.email;
@@ -37,6 +38,8 @@ describe("send-proposal-email", () => {
     const caught = await caughtFor(recipient);
     expect(caught).toHaveLength(1);
     message = caught[0];
+    // The token is issued for this message (only its digest is stored), so it is read from the message.
+    token = /approve-proposal\?token=([A-Za-z0-9_-]{43})/.exec(message.text ?? "")?.[1] ?? "";
   });
 
   it("answers with the id the mail service gave the message", () => {
@@ -70,9 +73,28 @@ describe("send-proposal-email", () => {
     expect(urls.length).toBeGreaterThan(0);
     expect(new Set(urls)).toEqual(new Set([link()]));
   });
-  it("an admin may send it too, to the same address", async () => {
+  it("the link in the message opens the approval page; the factory's earlier token was replaced", async () => {
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const page = await fetch(link());
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(fixture.proposal.code);
+    const replaced = await fetch(`${env.url}/functions/v1/approve-proposal?token=${fixture.proposal.approval_token}`);
+    expect(replaced.status).toBe(404);
+    await replaced.body?.cancel();
+  });
+  it("an admin may send it too, to the same address; the newest message holds the only working link", async () => {
+    const first = link();
     expect((await send(admin.accessToken, fixture.proposal.id, recipient)).status).toBe(200);
-    expect(await caughtFor(recipient)).toHaveLength(2);
+    const caught = await caughtFor(recipient);
+    expect(caught).toHaveLength(2);
+    const newest = caught.map((each) => /approve-proposal\?token=([A-Za-z0-9_-]{43})/.exec(each.text ?? "")?.[1]).find((each) => each !== token);
+    expect(newest).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const old = await fetch(first);
+    expect(old.status).toBe(404);
+    await old.body?.cancel();
+    const fresh = await fetch(`${env.url}/functions/v1/approve-proposal?token=${newest}`);
+    expect(fresh.status).toBe(200);
+    await fresh.body?.cancel();
   });
   it("the customer's address typed in another case is the same address: the message goes to the one on file", async () => {
     const { technician, customer, proposal } = await technicianWithProposal("Ana Maiúsculas");

@@ -2,12 +2,15 @@
 // (Portuguese, no JavaScript); POST ?token=… with application/x-www-form-urlencoded `email` and
 // `action` (approve | reject) answers it when the e-mail is the customer's. verify_jwt is off: the
 // token is the credential, checked by the security-definer functions get_proposal_for_approval and
-// respond_to_proposal, which this function calls as an anonymous client (no service role).
+// respond_to_proposal, which this function calls as an anonymous client. The service role is used
+// for one thing only, after an answer is recorded: reading the technician's e-mail to tell them
+// (a failed notice is logged and the page says so; the answer stands).
 // Statuses: 200 form or confirmation; 400 missing token or incomplete form; 403 e-mail mismatch;
 // 404 unknown token; 405 another method; 409 already answered or cancelled; 410 expired; 413 a body
 // far larger than the form; 415 not a form; 429 the visitor spent their data-API budget (with
 // Retry-After); 503 outage. Every answer is a page, errors included.
 import { z } from "zod";
+import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
 import { readForm, readQuery, validate } from "../_shared/http/body.ts";
 import { HttpError, type Problem, type ServiceErrors } from "../_shared/http/errors.ts";
 import { type Logger, requestLogger } from "../_shared/http/logger.ts";
@@ -23,6 +26,7 @@ import {
   renderProblem,
 } from "../_shared/portal/approval-page.ts";
 import { forwardedFor, portalLog } from "../_shared/portal/http.ts";
+import { notifyTechnician } from "../_shared/portal/technician-notice.ts";
 import { approvalFormSchema, approvalQuerySchema } from "../_shared/portal/schemas.ts";
 import { createVisitor, type Visitor } from "../_shared/portal/visitor-client.ts";
 
@@ -114,7 +118,7 @@ async function answer(visitor: Visitor, token: string, request: Request, log: Lo
     case "approved":
     case "rejected":
       log.info("proposal_answered", { code: result.proposal_code, outcome: result.outcome });
-      return renderAnswered(result.outcome, result.proposal_code ?? "");
+      return renderAnswered(result.outcome, result.proposal_code ?? "", await notifyTechnician(createServiceRoleClient(), result.proposal_code ?? "", result.outcome, log));
     case "email_mismatch":
       return await formOrProblem(visitor, token, { status: 403, email, error: MESSAGES.mismatch });
     case "invalid_action":

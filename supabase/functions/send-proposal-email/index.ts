@@ -4,8 +4,6 @@
 // the link lets whoever holds it answer for the customer, so any other recipient is refused (422)
 // rather than sent a copy (the caller's own copy, without the link, is generate-proposal-pdf's).
 // POST {"proposalId": "<uuid>", "recipientEmail": "<email>"} → 200 {"id", "proposalId", "recipientEmail"}.
-import { Resend } from "resend";
-import { readEnv } from "../_shared/db/env.ts";
 import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
 import { HttpError } from "../_shared/http/errors.ts";
 import { approvalLink } from "../_shared/portal/approval-link.ts";
@@ -13,16 +11,16 @@ import { requireCaller } from "../_shared/portal/caller.ts";
 import { jsonResponse } from "../_shared/portal/errors.ts";
 import { readJsonBody, servePortalFunction } from "../_shared/portal/http.ts";
 import { loadProposalForCaller } from "../_shared/portal/proposal-document.ts";
+import { sendPortalEmail } from "../_shared/portal/mailer.ts";
 import { buildProposalEmail, isCustomerAddress } from "../_shared/portal/proposal-email.ts";
 import { renderProposalPdf } from "../_shared/portal/proposal-pdf.ts";
 import { sendEmailBodySchema } from "../_shared/portal/schemas.ts";
 
-const DEFAULT_FROM = "Orbita Propostas <propostas@orbita.local>";
-
 Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, log) => {
   const caller = await requireCaller(request);
   const { proposalId, recipientEmail } = await readJsonBody(request, sendEmailBodySchema);
-  const proposal = await loadProposalForCaller(createServiceRoleClient(), caller, proposalId);
+  const service = createServiceRoleClient();
+  const proposal = await loadProposalForCaller(service, caller, proposalId);
   if (proposal.status !== "pending") {
     throw new HttpError(409, "proposal_not_pending", `Proposal ${proposal.code} is ${proposal.status}: only pending proposals are sent for approval`);
   }
@@ -36,12 +34,18 @@ Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, 
     ]);
   }
 
-  const link = approvalLink(proposal.approval_token);
+  // Only the token's digest is stored, so each sending issues a new one (the previous link stops
+  // working): the clear token goes into this message and nowhere else.
+  const { data: token, error: issueError } = await service.rpc("issue_approval_token", { _proposal_id: proposal.id });
+  if (issueError || typeof token !== "string") {
+    // A concurrent answer or cancellation between the checks above and here.
+    if (issueError?.code === "P0001") throw new HttpError(409, "proposal_not_pending", issueError.message);
+    throw new HttpError(502, "database_error", issueError?.message ?? "no token issued");
+  }
+  const link = approvalLink(token);
   const email = buildProposalEmail(proposal, link);
   const pdf = await renderProposalPdf(proposal, link);
-  const resend = new Resend(readEnv("RESEND_API_KEY") || "re_local_development", { baseUrl: readEnv("RESEND_BASE_URL") || undefined });
-  const { data, error } = await resend.emails.send({
-    from: readEnv("PORTAL_EMAIL_FROM") || DEFAULT_FROM,
+  const sent = await sendPortalEmail({
     to: [customerEmail],
     subject: email.subject,
     html: email.html,
@@ -49,10 +53,10 @@ Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, 
     attachments: [{ filename: `${proposal.code}.pdf`, content: pdf, contentType: "application/pdf" }],
     tags: [{ name: "proposal_code", value: proposal.code }],
   });
-  if (error || !data) {
-    log.error("proposal_email_failed", { proposalId, name: error?.name, message: error?.message });
-    throw new HttpError(502, "email_failed", `The e-mail could not be sent: ${error?.message ?? "no answer"}`);
+  if (!sent.ok) {
+    log.error("proposal_email_failed", { proposalId, message: sent.message });
+    throw new HttpError(502, "email_failed", `The e-mail could not be sent: ${sent.message}`);
   }
-  log.info("proposal_email_sent", { proposalId, emailId: data.id });
-  return jsonResponse({ id: data.id, proposalId: proposal.id, recipientEmail: customerEmail });
+  log.info("proposal_email_sent", { proposalId, emailId: sent.id });
+  return jsonResponse({ id: sent.id, proposalId: proposal.id, recipientEmail: customerEmail });
 }));

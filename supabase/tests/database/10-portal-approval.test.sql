@@ -16,8 +16,9 @@ insert into ids values
   ('to_expire', portal_tests.create_proposal('tech_a', (select id from ids where name = 'customer'), (select id from ids where name = 'product'))),
   ('to_cancel', portal_tests.create_proposal('tech_a', (select id from ids where name = 'customer'), (select id from ids where name = 'product')));
 
+-- Tokens are issued (and shown in clear) once, as send-proposal-email issues them; only digests are stored.
 create temporary table tokens on commit drop as
-select ids.name, p.approval_token as token, p.code from ids join public.proposals p on p.id = ids.id;
+select ids.name, public.issue_approval_token(p.id) as token, p.code from ids join public.proposals p on p.id = ids.id;
 grant select on tokens to anon, authenticated;
 update public.proposals set approval_token_expires_at = now() - interval '1 second' where id = (select id from ids where name = 'to_expire');
 select portal_tests.set_status((select id from ids where name = 'to_cancel'), 'cancelled');

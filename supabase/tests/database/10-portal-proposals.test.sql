@@ -2,7 +2,7 @@
 -- to, the status machine and who may drive it, frozen values, auditing, and the policies for
 -- anon, two technicians, a user without role, admins and super admins.
 begin;
-select plan(64);
+select plan(65);
 
 select portal_tests.create_user('tech_a', '{technician}');
 select portal_tests.create_user('tech_b', '{technician}');
@@ -45,10 +45,12 @@ select matches((select code from public.proposals where id = (select id from ids
   'It gets a PROP-YYYYMM-NNN code');
 select is((select substr(code, 6, 6) from public.proposals where id = (select id from ids where name = 'first')),
   to_char(now() at time zone 'America/Sao_Paulo', 'YYYYMM'), 'The code carries the month of creation');
--- The token itself is not readable by the technician (10-portal-approval-token), so read it as the owner.
+-- The token is issued when the proposal is e-mailed, not on insert (10-portal-approval-token).
 reset role;
-select matches((select approval_token from public.proposals where id = (select id from ids where name = 'first')), '^[A-Za-z0-9_-]{43}$',
-  'It gets a 43-character base64url approval token (256 bits)');
+select is((select count(*)::integer from portal_private.proposal_approval_tokens where proposal_id = (select id from ids where name = 'first')), 0,
+  'It gets no approval token yet: one is issued when the proposal is e-mailed');
+select matches(public.issue_approval_token((select id from ids where name = 'first')), '^[A-Za-z0-9_-]{43}$',
+  'The token issued for it is 43 base64url characters (256 bits)');
 select portal_tests.act_as('tech_a');
 select is((select approval_token_expires_at from public.proposals where id = (select id from ids where name = 'first')), now() + interval '30 days',
   'The approval token expires 30 days after creation');
@@ -66,8 +68,8 @@ select is(
   'Codes are sequential within the month'
 );
 reset role;
-select isnt((select approval_token from public.proposals where id = (select id from ids where name = 'second')),
-  (select approval_token from public.proposals where id = (select id from ids where name = 'first')), 'Every proposal gets its own token');
+select isnt(public.issue_approval_token((select id from ids where name = 'second')),
+  public.issue_approval_token((select id from ids where name = 'first')), 'Every token issued is a fresh one');
 select portal_tests.act_as('tech_a');
 select is((select total_value from public.proposals where id = (select id from ids where name = 'second')), 2400.00,
   'A client-sent total_value that matches is accepted');
@@ -102,9 +104,9 @@ select throws_ok($$ insert into public.proposals (customer_id, product_id, month
 select throws_ok($$ insert into public.proposals (customer_id, product_id, monthly_value, contract_months)
   values ((select id from ids where name = 'customer_a'), (select id from ids where name = 'product'), 100, 0) $$,
   '23514', null, 'Zero contract months are refused');
-select throws_ok($$ insert into public.proposals (customer_id, product_id, monthly_value, contract_months, approval_token)
-  values ((select id from ids where name = 'customer_a'), (select id from ids where name = 'product'), 100, 12, 'chosen-by-client') $$,
-  '42501', 'permission denied for table proposals', 'A client cannot choose the approval token');
+select throws_ok($$ insert into public.proposals (customer_id, product_id, monthly_value, contract_months, approval_token_used_at)
+  values ((select id from ids where name = 'customer_a'), (select id from ids where name = 'product'), 100, 12, now()) $$,
+  '42501', 'permission denied for table proposals', 'A client cannot mark the approval link used');
 select throws_ok($$ update public.proposals set approval_token_expires_at = now() + interval '1 year' where id = (select id from ids where name = 'first') $$,
   '42501', 'permission denied for table proposals', 'A client cannot extend the token expiry');
 select is((select count(*)::integer from public.proposals), 2, 'None of the refused inserts left a row behind');
@@ -196,7 +198,7 @@ select throws_ok($$ insert into public.proposals (customer_id, product_id, month
 reset role;
 select portal_tests.act_as_anon();
 select throws_ok($$ select * from public.proposals $$, '42501', 'permission denied for table proposals', 'Anonymous callers cannot list proposals');
-select throws_ok($$ select * from public.proposals where approval_token is not null $$, '42501', null, 'Anonymous callers cannot look proposals up by token through the table');
+select throws_ok($$ select * from public.proposals where approval_token_expires_at is not null $$, '42501', null, 'Anonymous callers cannot filter proposals through the table');
 reset role;
 select portal_tests.act_as('admin_1');
 select is((select count(*) from public.proposals), portal_tests.count_rows('public.proposals'), 'An admin reads every proposal');

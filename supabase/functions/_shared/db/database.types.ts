@@ -521,14 +521,14 @@ isOneToOne: false
                   ]
                 },"proposals": {
                   Row: {
-                    "activated_at": string | null,"approval_token": string,"approval_token_expires_at": string,"approval_token_used_at": string | null,"cancelled_at": string | null,"code": string,"contract_months": number,"created_at": string,"customer_id": string,"id": string,"monthly_value": number,"notes": string | null,"product_id": string,"status": Database["public"]['Enums']["proposal_status"],"technician_id": string,"total_value": number,"updated_at": string
+                    "activated_at": string | null,"approval_token_expires_at": string,"approval_token_used_at": string | null,"cancelled_at": string | null,"code": string,"contract_months": number,"created_at": string,"customer_id": string,"id": string,"monthly_value": number,"notes": string | null,"product_id": string,"status": Database["public"]['Enums']["proposal_status"],"technician_id": string,"total_value": number,"updated_at": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "activated_at"?: string | null,"approval_token": string,"approval_token_expires_at": string,"approval_token_used_at"?: string | null,"cancelled_at"?: string | null,"code": string,"contract_months": number,"created_at"?: string,"customer_id": string,"id"?: string,"monthly_value": number,"notes"?: string | null,"product_id": string,"status"?: Database["public"]['Enums']["proposal_status"],"technician_id"?: string,"total_value": number,"updated_at"?: string
+                    "activated_at"?: string | null,"approval_token_expires_at": string,"approval_token_used_at"?: string | null,"cancelled_at"?: string | null,"code": string,"contract_months": number,"created_at"?: string,"customer_id": string,"id"?: string,"monthly_value": number,"notes"?: string | null,"product_id": string,"status"?: Database["public"]['Enums']["proposal_status"],"technician_id"?: string,"total_value": number,"updated_at"?: string
                   }
                   Update: {
-                    "activated_at"?: string | null,"approval_token"?: string,"approval_token_expires_at"?: string,"approval_token_used_at"?: string | null,"cancelled_at"?: string | null,"code"?: string,"contract_months"?: number,"created_at"?: string,"customer_id"?: string,"id"?: string,"monthly_value"?: number,"notes"?: string | null,"product_id"?: string,"status"?: Database["public"]['Enums']["proposal_status"],"technician_id"?: string,"total_value"?: number,"updated_at"?: string
+                    "activated_at"?: string | null,"approval_token_expires_at"?: string,"approval_token_used_at"?: string | null,"cancelled_at"?: string | null,"code"?: string,"contract_months"?: number,"created_at"?: string,"customer_id"?: string,"id"?: string,"monthly_value"?: number,"notes"?: string | null,"product_id"?: string,"status"?: Database["public"]['Enums']["proposal_status"],"technician_id"?: string,"total_value"?: number,"updated_at"?: string
                   }
                   Relationships: [
                     {
@@ -1047,6 +1047,9 @@ isOneToOne: false
                            },
 "heartbeat_workflow_run":
 { Args: { "p_attempt"?: number,"p_execution_id": string,"p_lease_seconds"?: number }; Returns: Json
+                           },
+"issue_approval_token":
+{ Args: { "_proposal_id": string }; Returns: string
                            },
 "my_workspace_role":
 { Args: { "p_workspace_id": string }; Returns: string

@@ -52,8 +52,16 @@ describe("renderApprovalForm", () => {
 
 describe("renderAnswered", () => {
   it("confirms an approval or a rejection", () => {
-    expect(renderAnswered("approved", "PROP-1").html).toContain("<h1>Proposta aprovada</h1>");
-    expect(renderAnswered("rejected", "PROP-1").html).toContain("<h1>Proposta recusada</h1>");
+    expect(renderAnswered("approved", "PROP-1", true).html).toContain("<h1>Proposta aprovada</h1>");
+    expect(renderAnswered("rejected", "PROP-1", true).html).toContain("<h1>Proposta recusada</h1>");
+  });
+  it("says the technician was told only when the notice went out", () => {
+    for (const outcome of ["approved", "rejected"] as const) {
+      expect(renderAnswered(outcome, "PROP-1", true).html).toContain("O técnico responsável foi avisado por e-mail");
+      const unsent = renderAnswered(outcome, "PROP-1", false).html;
+      expect(unsent).not.toContain("avisado");
+      expect(unsent).toContain("Sua resposta ficou registrada para o técnico responsável");
+    }
   });
 });
 

@@ -124,12 +124,15 @@ ${error}
 }
 
 /** The confirmation after the customer approved or rejected. */
-export function renderAnswered(outcome: "approved" | "rejected", code: string): ApprovalPage {
+export function renderAnswered(outcome: "approved" | "rejected", code: string, technicianNotified: boolean): ApprovalPage {
   const approved = outcome === "approved";
+  // Says the technician was told only when the notice really went out; the answer is recorded
+  // either way, and the technician sees it in the portal.
+  const told = technicianNotified ? "O técnico responsável foi avisado por e-mail" : "Sua resposta ficou registrada para o técnico responsável";
   const body = `<h1>${approved ? "Proposta aprovada" : "Proposta recusada"}</h1>
 <p class="ok" role="status">${approved
-    ? `Obrigado! A proposta ${escapeHtml(code)} foi aprovada. O técnico responsável foi avisado e entrará em contato para os próximos passos.`
-    : `A proposta ${escapeHtml(code)} foi recusada. Obrigado por responder; o técnico responsável foi avisado.`}</p>
+    ? `Obrigado! A proposta ${escapeHtml(code)} foi aprovada. ${told} e ele entrará em contato para os próximos passos.`
+    : `A proposta ${escapeHtml(code)} foi recusada. Obrigado por responder. ${told}.`}</p>
 <p class="muted">Você já pode fechar esta página.</p>`;
   return { status: 200, html: layout(approved ? "Proposta aprovada" : "Proposta recusada", body) };
 }

@@ -13,7 +13,6 @@ export const proposalDocumentSchema = z.object({
   monthly_value: z.number(),
   contract_months: z.number().int(),
   total_value: z.number(),
-  approval_token: z.string(),
   approval_token_expires_at: z.string(),
   created_at: z.string(),
   customers: z.object({
@@ -31,7 +30,7 @@ export const proposalDocumentSchema = z.object({
 export type ProposalDocument = z.infer<typeof proposalDocumentSchema>;
 
 const SELECT = `id, code, status, technician_id, monthly_value, contract_months, total_value,
-  approval_token, approval_token_expires_at, created_at,
+  approval_token_expires_at, created_at,
   customers (company_name, contact_name, email, phone, cnpj),
   products (name, description),
   profiles (full_name, email)`;
@@ -39,8 +38,9 @@ const SELECT = `id, code, status, technician_id, monthly_value, contract_months,
 /**
  * Loads a proposal for a caller who asks to print or send it: 404 unless it exists and the caller
  * is its technician or an admin. Someone else's proposal gets the very answer a missing one does,
- * as RLS gives it, so an id's existence is never confirmed. Read with the service role because the
- * document needs the approval token, a column no API role may read.
+ * as RLS gives it, so an id's existence is never confirmed. Read with the service role (the
+ * approval token used to be a column no API role could read; it is now issued separately, by
+ * issue_approval_token, when the e-mail goes out), and the caller's right is checked here.
  */
 export async function loadProposalForCaller(service: SupabaseClient, caller: Caller, proposalId: string): Promise<ProposalDocument> {
   const { data, error } = await service.from("proposals").select(SELECT).eq("id", proposalId).maybeSingle();

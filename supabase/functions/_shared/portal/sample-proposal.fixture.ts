@@ -9,7 +9,6 @@ export const sampleProposal: ProposalDocument = {
   monthly_value: 149.9,
   contract_months: 12,
   total_value: 1798.8,
-  approval_token: "seed-token",
   approval_token_expires_at: "2026-12-21T12:00:00Z",
   created_at: "2026-11-21T12:00:00Z",
   customers: { company_name: "Padaria Pão Dourado Ltda", contact_name: "Marcos Pereira", email: "marcos@paodourado.com.br", phone: "11987654321", cnpj: "12ABC34501DE35" },
