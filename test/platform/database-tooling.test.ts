@@ -5,6 +5,8 @@ import { supabaseCli } from "../../platform/migrations.ts";
 import { env } from "../helpers/env.ts";
 
 const root = join(import.meta.dirname, "..", "..");
+/** The CLI starts slowly and queries the catalogue: on a machine whose cores are busy it may take a minute. */
+const CLI_TIMEOUT_MS = 120_000;
 
 describe("the real Supabase CLI against the local database", () => {
   it("records every migration in supabase_migrations, as db push does on hosted projects", () => {
@@ -12,12 +14,12 @@ describe("the real Supabase CLI against the local database", () => {
     expect(result.status, result.stderr).toBe(0);
     const local = readdirSync(join(root, "supabase", "migrations"));
     for (const file of local) expect(result.stdout).toContain(file.split("_")[0]);
-  });
+  }, CLI_TIMEOUT_MS);
 
   it("lints every schema clean with plpgsql_check", () => {
     const result = supabaseCli(env.dbUrl, ["db", "lint", "--fail-on", "warning"]);
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-  });
+  }, CLI_TIMEOUT_MS);
 
   it("generates the same database types as the committed file (run `npm run db:types` after a schema change)", () => {
     // npm test runs `supabase gen types` right after migrations, before the test fixtures exist.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
-import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
+import { OwnStack, ownStackSlot, STACK_BOOT_MS } from "../helpers/own-stack.ts";
 import { until } from "../helpers/until.ts";
 import { clusterRunning } from "../../platform/postgres/cluster.ts";
 import { isListening } from "../../platform/process/ports.ts";
@@ -85,7 +85,7 @@ describe("supervision: a crashed service is restarted while the rest keeps runni
   const recovery: Record<string, number> = {};
 
   beforeAll(async () => {
-    stack = await OwnStack.start(config, 150_000);
+    stack = await OwnStack.start(config, STACK_BOOT_MS);
 
     const sql = postgres(config.dbUrl, { max: 1, onnotice: () => {} });
     try {
@@ -108,7 +108,7 @@ describe("supervision: a crashed service is restarted while the rest keeps runni
     } finally {
       await sql.end();
     }
-  }, 180_000);
+  }, STACK_BOOT_MS + 60_000);
 
   afterAll(async () => {
     await stack?.dispose();

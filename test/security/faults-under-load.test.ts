@@ -17,7 +17,7 @@ import postgres, { type Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
 import { fetchFrom } from "../helpers/clients.ts";
-import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
+import { OwnStack, ownStackSlot, STACK_BOOT_MS } from "../helpers/own-stack.ts";
 import { until } from "../helpers/until.ts";
 import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 
@@ -125,7 +125,7 @@ describe("faults under mixed load", () => {
   const recovery: Record<string, number> = {};
 
   beforeAll(async () => {
-    [stack, receiver] = await Promise.all([OwnStack.start(config, 150_000), WebhookReceiver.start()]);
+    [stack, receiver] = await Promise.all([OwnStack.start(config, STACK_BOOT_MS), WebhookReceiver.start()]);
     sql = postgres(config.dbUrl, { max: 2, onnotice: () => {} });
     await sql`update platform.queue_workers set visibility_timeout = ${LEASE_SECONDS} where queue_name = 'workflow_runs'`;
     await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, usage_limit)
@@ -165,7 +165,7 @@ describe("faults under mixed load", () => {
           body: JSON.stringify({ usuario_id: technician, acao: "chamado_concluido", chamado_id: chamado }),
         }), (status) => (status < 500 ? "final" : "retry")),
     ];
-  }, 180_000);
+  }, STACK_BOOT_MS + 60_000);
 
   afterAll(async () => {
     await sql?.end();

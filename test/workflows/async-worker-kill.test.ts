@@ -26,7 +26,7 @@ import postgres from "postgres";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
-import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
+import { OwnStack, ownStackSlot, STACK_BOOT_MS } from "../helpers/own-stack.ts";
 import { until } from "../helpers/until.ts";
 import { SYNC_LEASE_SECONDS } from "../../supabase/functions/_shared/workflows/runs/run-lease.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
@@ -48,7 +48,7 @@ describe("a worker killed mid-run", () => {
   const sql = postgres(config.dbUrl, { max: 1, onnotice: () => {} });
 
   beforeAll(async () => {
-    stack = await OwnStack.start(config, 150_000);
+    stack = await OwnStack.start(config, STACK_BOOT_MS);
 
     await sql`update platform.queue_workers set visibility_timeout = ${LEASE_SECONDS} where queue_name = 'workflow_runs'`;
     const builder = createClient(config.apiUrl, config.anonKey, { auth: { persistSession: false }, realtime: { transport: WebSocket as unknown as typeof globalThis.WebSocket } });
@@ -97,7 +97,7 @@ describe("a worker killed mid-run", () => {
     longWaitId = createdLongWait.data.id;
     const deployedLongWait = await builder.rpc("deploy_workflow", { p_workflow_id: longWaitId });
     if (deployedLongWait.error) throw deployedLongWait.error;
-  }, 180_000);
+  }, STACK_BOOT_MS + 60_000);
 
   afterAll(async () => {
     await sql.end();

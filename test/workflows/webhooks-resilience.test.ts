@@ -11,7 +11,7 @@
 import postgres, { type Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
-import { OwnStack, ownStackSlot } from "../helpers/own-stack.ts";
+import { OwnStack, ownStackSlot, STACK_BOOT_MS } from "../helpers/own-stack.ts";
 import { until } from "../helpers/until.ts";
 import { RETRY_DELAYS_MS } from "../../supabase/functions/_shared/workflows/outbound/webhooks/retry-policy.ts";
 import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
@@ -87,14 +87,14 @@ describe("completion webhooks when things break", () => {
   }
 
   beforeAll(async () => {
-    stack = await OwnStack.start(config, 180_000);
+    stack = await OwnStack.start(config, STACK_BOOT_MS);
     sql = postgres(config.dbUrl, { max: 2, onnotice: () => {} });
     receiver = await WebhookReceiver.start();
     await sql`update platform.queue_workers set visibility_timeout = 5 where queue_name = 'webhook_deliveries'`;
     await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, usage_limit)
       select billing_account_id, 100000, 100000 from public.workflows w join public.workspaces s on s.id = w.workspace_id where w.id = ${WORKFLOW}
       on conflict (billing_account_id) do update set sync_per_minute = excluded.sync_per_minute, usage_limit = excluded.usage_limit`;
-  }, 200_000);
+  }, STACK_BOOT_MS + 60_000);
 
   afterAll(async () => {
     await receiver?.stop();

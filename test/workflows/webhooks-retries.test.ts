@@ -13,7 +13,7 @@ import { RETRY_DELAYS_MS } from "../../supabase/functions/_shared/workflows/outb
 import { type Arrival, WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 import { createWorkspace, type TestWorkspace } from "./factories.ts";
 import { deployedWorkflow, liftLimits, openDatabase, recordRuns } from "./logs-helpers.ts";
-import { type Attempt, attemptsOf, settledDelivery, subscribe, TEST_RETRY_SCALE, TEST_TIMEOUT_MS } from "./webhooks-helpers.ts";
+import { type Attempt, attemptsOf, deliveriesOf, eventually, settledDelivery, subscribe, TEST_RETRY_SCALE, TEST_TIMEOUT_MS } from "./webhooks-helpers.ts";
 
 /** The scaled delay after the n-th failed attempt (1-based). */
 const delay = (n: number) => RETRY_DELAYS_MS[n - 1] * TEST_RETRY_SCALE;
@@ -129,8 +129,12 @@ describe("webhook retries", () => {
     const workflowId = await deployedWorkflow(workspace, "Receiver down");
     await subscribe(editor, workflowId, url);
     const [executionId] = await recordRuns(sql, [{ workflowId }]);
-    // Down through the first three attempts (0 + 50 + 150 + 600 ms, scaled), back before the fifth.
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // Down until an attempt has been refused and recorded (however slow the machine), then back
+    // while retries remain (five, the last 10 min scaled to 6 s after the fifth).
+    await eventually(`a refused attempt of the delivery of ${executionId}`, async () => {
+      const [delivery] = await deliveriesOf(viewer, executionId);
+      return delivery && (await attemptsOf(viewer, delivery.id)).length > 0 ? delivery : undefined;
+    });
     await down.restart();
     const delivery = await settledDelivery(viewer, executionId, 30_000);
     await down.stop();
