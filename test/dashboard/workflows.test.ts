@@ -16,6 +16,7 @@ import { deployedWorkflow, sql } from "../workflows/execute-api.ts";
 import { createWorkspace, type TestWorkspace } from "../workflows/factories.ts";
 import { subscribe } from "../workflows/webhooks-helpers.ts";
 import { launchBrowser, openPage, screenshot, submit } from "./browser.ts";
+import { liftLimits } from "../workflows/logs-helpers.ts";
 
 let browser: Browser;
 let workspace: TestWorkspace;
@@ -46,6 +47,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   workspace = await createWorkspace("Dashboard workflows");
+  // Manual runs spend the plan's synchronous rate limit (5 a minute on Free); this suite runs more.
+  await liftLimits(workspace.id);
   const editor = workspace.members.editor;
   workflowId = await deployedWorkflow(editor, workspace.id, "Dashboard greeter", greeter("Hello"));
   const { error: draftError } = await editor.client.from("workflows").update({ state: greeter("Welcome") }).eq("id", workflowId);

@@ -10,6 +10,7 @@ import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/stat
 import { startMisbehavingServer, type MisbehavingServer } from "../stand-ins/misbehaving-http.ts";
 import { standInOutbound } from "../stand-ins/outbound.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
+import { liftLimits } from "./logs-helpers.ts";
 
 let target: MisbehavingServer;
 beforeAll(async () => {
@@ -97,6 +98,8 @@ describe("API block runs through the stack's manual-run endpoint", () => {
   let workspace: TestWorkspace;
   beforeAll(async () => {
     workspace = await createWorkspace("API block runs");
+    // Manual runs spend the plan's synchronous rate limit (5 a minute on Free); this suite runs more.
+    await liftLimits(workspace.id);
   });
 
   async function runDraft(state: unknown): Promise<{ status: number; body: Record<string, unknown> }> {

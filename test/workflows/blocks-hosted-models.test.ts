@@ -21,6 +21,7 @@ import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "..
 import { LOOPBACK_POLICY } from "../stand-ins/outbound.ts";
 import { apiKey, deployedWorkflow, execute, sseFrames } from "./execute-api.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
+import { liftLimits } from "./logs-helpers.ts";
 
 const hosted = fixtureFunctionEnvironment(loadConfig("test").slot);
 const OWN_KEY = "sk-users-own-key-5555555555";
@@ -33,6 +34,8 @@ beforeAll(async () => {
   openai = await startOpenAiStandIn([hosted.OPENAI_API_KEY, OWN_KEY], Number(new URL(hosted.OPENAI_BASE_URL).port));
   anthropic = await startAnthropicStandIn([hosted.ANTHROPIC_API_KEY, OWN_KEY], Number(new URL(hosted.ANTHROPIC_BASE_URL).port));
   workspace = await createWorkspace("Model blocks");
+  // Manual runs spend the plan's synchronous rate limit (5 a minute on Free); this suite runs more.
+  await liftLimits(workspace.id);
 });
 afterAll(async () => {
   await Promise.all([openai.close(), anthropic.close(), sql.end()]);

@@ -12,6 +12,7 @@ import type { WorkflowStateInput } from "../../supabase/functions/_shared/workfl
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
+import { liftLimits } from "./logs-helpers.ts";
 
 interface TraceSpanLike {
   name: string;
@@ -45,6 +46,8 @@ describe("size budgets and limits", () => {
 
   beforeAll(async () => {
     workspace = await createWorkspace("Budgets");
+    // Manual runs spend the plan's synchronous rate limit (5 a minute on Free); this suite runs more.
+    await liftLimits(workspace.id);
   });
 
   it("stops nested loops at the run's iteration budget, naming the inner loop, without building a huge answer", async () => {
@@ -183,6 +186,8 @@ describe("state caps, enforced by the database on save", () => {
 
   beforeAll(async () => {
     workspace = await createWorkspace("State caps");
+    // Manual runs spend the plan's synchronous rate limit (5 a minute on Free); this suite runs more.
+    await liftLimits(workspace.id);
   });
 
   /** A manual trigger followed by a chain of `count` Function blocks, each reading the one before. */

@@ -12,11 +12,15 @@ import type { WorkflowStateInput } from "../../supabase/functions/_shared/workfl
 import { callApi } from "../gamification/api.ts";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
+import { accountShare } from "../../supabase/functions/_shared/workflows/engine/sandbox-pool.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
+import { liftLimits } from "./logs-helpers.ts";
 
 /** The test stack's synchronous budget and pool size (test/fixtures/functions.env). */
 const SYNC_BUDGET_MS = 8_000;
 const POOL_SIZE = 4;
+/** The threads one billing account may hold at once (sandbox-pool.ts). */
+const ACCOUNT_SHARE = accountShare(POOL_SIZE);
 
 /** A manual trigger followed by one block. */
 function single(type: "function" | "wait", config: Record<string, unknown>): WorkflowStateInput {
@@ -42,11 +46,11 @@ describe("user code off the request thread", () => {
   const send = fetchFrom(simulatedClientAddress());
 
   /** Starts a manual run of `workflowId` through the `api` function; resolves with status, body and seconds taken. */
-  async function runWorkflow(workflowId: string, signal?: AbortSignal): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+  async function runWorkflow(workflowId: string, signal?: AbortSignal, as: TestWorkspace = workspace): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
     const started = performance.now();
     const response = await send(`${env.url}/api/workflows/${workflowId}/run`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${workspace.members.editor.accessToken}`, "content-type": "application/json" },
+      headers: { Authorization: `Bearer ${as.members.editor.accessToken}`, "content-type": "application/json" },
       body: "{}",
       signal,
     });
@@ -56,6 +60,8 @@ describe("user code off the request thread", () => {
 
   beforeAll(async () => {
     workspace = await createWorkspace("Isolation");
+    // Manual runs spend the plan's synchronous rate limit (5 a minute on Free); this suite runs more.
+    await liftLimits(workspace.id);
     // Warm the pool's threads and the function, so the figures below are not boot times.
     const warm = await createWorkflow(workspace.members.editor, workspace.id, "Warm", fanOut(POOL_SIZE, "return 1;"));
     expect((await runWorkflow(warm)).status).toBe(200);
@@ -103,15 +109,35 @@ describe("user code off the request thread", () => {
     expect((await spinning).body).toMatchObject({ errorCode: "SANDBOX_TIMEOUT" });
   });
 
-  it("runs the independent Function branches of a parallel at the same time", async () => {
-    const id = await createWorkflow(workspace.members.editor, workspace.id, "Four busy branches", fanOut(POOL_SIZE, busyFor(1_000)));
+  it("runs the independent Function branches of a parallel at the same time, up to its account's share of the threads", async () => {
+    const id = await createWorkflow(workspace.members.editor, workspace.id, "Busy branches", fanOut(ACCOUNT_SHARE, busyFor(1_500)));
     const { status, body } = await runWorkflow(id);
     expect(status).toBe(200);
     const results = (body.output as { results: { result: number }[] }).results;
-    expect(results).toHaveLength(POOL_SIZE);
-    for (const branch of results) expect(branch.result).toBeGreaterThanOrEqual(1_000);
-    // One after another they would take 4 s; side by side about 1 s.
-    expect((body.metadata as { duration: number }).duration).toBeLessThan(3_000);
+    expect(results).toHaveLength(ACCOUNT_SHARE);
+    for (const branch of results) expect(branch.result).toBeGreaterThanOrEqual(1_500);
+    // One after another they would take 3 s; side by side about 1.5 s.
+    expect((body.metadata as { duration: number }).duration).toBeLessThan(2_700);
+  });
+
+  it("keeps another tenant's Function fast while one tenant's parallel spins on every thread it may hold", async () => {
+    const other = await createWorkspace("Isolation, another tenant");
+    const greedy = await createWorkflow(workspace.members.editor, workspace.id, "Eight spinners", fanOut(2 * POOL_SIZE, "while (true) {}"));
+    const quick = await createWorkflow(other.members.editor, other.id, "Other tenant's quick run", single("function", { code: "return 'served';", timeoutMs: 1_000 }));
+    const controller = new AbortController();
+    const spinning = runWorkflow(greedy, controller.signal).catch((error: unknown) => error);
+    try {
+      // The spinners take the threads their account may hold; the rest of their calls wait.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Had they taken every thread, this run would wait until their run's 8 s budget ran out.
+      const answer = await runWorkflow(quick, undefined, other);
+      expect(answer.status).toBe(200);
+      expect(answer.body.output).toEqual({ result: "served", stdout: "" });
+      expect(answer.ms).toBeLessThan(SYNC_BUDGET_MS - 3_000);
+    } finally {
+      controller.abort();
+      await spinning;
+    }
   });
 
   it("stops the spinning Functions of a run its caller abandons, freeing their threads at once", async () => {
@@ -119,7 +145,7 @@ describe("user code off the request thread", () => {
     const quick = await createWorkflow(workspace.members.editor, workspace.id, "Quick 2", single("function", { code: "return 'free';" }));
     const controller = new AbortController();
     const abandoned = runWorkflow(spinners, controller.signal).catch((error: unknown) => error);
-    // Every thread of the pool is now spinning for this run (until the 8 s budget, were it not cancelled).
+    // Every thread its account may hold is now spinning for this run (until the 8 s budget, were it not cancelled).
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const cancelledAt = performance.now();
     controller.abort();

@@ -3,6 +3,7 @@ import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/stat
 import { anonClient } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
+import { liftLimits } from "./logs-helpers.ts";
 
 /**
  * Every control-flow block in one workflow: an API trigger with an Input Format, a Condition, a
@@ -41,6 +42,8 @@ describe("manual runs of the draft, from a signed-in session", () => {
 
   beforeAll(async () => {
     workspace = await createWorkspace("Manual runs");
+    // Manual runs spend the plan's synchronous rate limit (5 a minute on Free); this suite runs more.
+    await liftLimits(workspace.id);
     workflowId = await createWorkflow(workspace.members.editor, workspace.id, "Every block", everyBlock());
     const { error } = await workspace.owner.client.rpc("set_environment_variable", { p_workspace_id: workspace.id, p_name: "TAX_RATE", p_value: "1.5" });
     if (error) throw error;
@@ -146,5 +149,28 @@ describe("manual runs of the draft, from a signed-in session", () => {
     const anonymous = await anonClient().functions.invoke(`workflow-run/${workflowId}`, { body: {} });
     expect(anonymous.error).not.toBeNull();
     expect((anonymous.error as { context?: Response }).context?.status).toBe(401);
+  });
+});
+
+describe("manual runs under the plan's rate limit", () => {
+  it("spend the synchronous bucket like every other run: a Free workspace's sixth run in a minute answers 429 with Retry-After", async () => {
+    const free = await createWorkspace("Manual runs on Free");
+    const quick = await createWorkflow(free.members.editor, free.id, "Quick", new WorkflowBuilder()
+      .block("start", "manual_trigger", {}, { name: "Start" })
+      .block("work", "function", { code: "return 1;" }, { name: "Work" })
+      .chain("start", "work")
+      .build());
+    const run = () => fetch(`${env.url}/api/workflows/${quick}/run`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${free.members.editor.accessToken}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    const statuses: number[] = [];
+    for (let index = 0; index < 5; index++) statuses.push((await run()).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const refused = await run();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: "RATE_LIMIT_EXCEEDED" });
   });
 });

@@ -177,7 +177,7 @@ async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync,
       return streamed;
     }
     const result = await executeWorkflow({
-      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, timeoutMs: request.timeoutMs,
+      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: request.timeoutMs,
       signal: AbortSignal.any([c.req.raw.signal, lease.signal]), services: { files },
     });
     if (lease.lost) return Response.json(recordedFailure(run.executionId, 500, { ...WORKER_LOST, failedBlock: null }), { status: 500, headers });

@@ -80,7 +80,7 @@ export function streamRun(options: StreamedRun): Response {
   const work = async () => {
     try {
       const result = await executeWorkflow({
-        workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, timeoutMs: options.timeoutMs,
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: options.timeoutMs,
         signal: options.lease ? AbortSignal.any([writer.signal, options.lease.signal]) : writer.signal, services: { files }, onChunk, onBlockComplete,
       });
       if (options.lease?.lost) {

@@ -65,7 +65,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     let result;
     try {
       result = await executeWorkflow({
-        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, signal: request.signal,
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: request.signal,
         timeoutMs: Math.min(body.timeoutMs ?? services.syncTimeoutMs, services.syncTimeoutMs), services: { files },
       });
     } catch (error) {

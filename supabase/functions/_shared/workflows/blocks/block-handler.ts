@@ -16,6 +16,12 @@ export interface BlockRun<Input> {
   signal: AbortSignal;
   /** Epoch ms by which the block must be done (its own timeout or the run's, whichever is sooner). */
   deadline: number;
+  /** The block's own time limit in ms; sandboxed code counts it from when a sandbox thread starts it. */
+  timeoutMs: number;
+  /** Epoch ms of the run's own time limit, which nothing in the block may pass. */
+  runDeadline: number;
+  /** The billing account the run is charged to (the sandbox shares its threads fairly between accounts), or null. */
+  account: string | null;
   services: ExecutorServices;
   /** Workflow variables (`<variable.name>`), shared by the whole run. */
   variables: Map<string, unknown>;

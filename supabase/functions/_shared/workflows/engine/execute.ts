@@ -35,6 +35,8 @@ export interface ExecuteOptions {
   /** The run's time limit; by default a synchronous run's (time-budget.ts). */
   timeoutMs?: number;
   executionId?: string;
+  /** The billing account the run is charged to, so the sandbox can share its threads fairly between accounts. */
+  account?: string | null;
   services?: Partial<ExecutorServices>;
   /** Replaces built-in handlers (tests use it to observe scheduling). */
   handlers?: Partial<Record<HandledBlockType, BlockHandler<unknown>>>;
@@ -86,6 +88,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     options.onBlockComplete,
     options.onChunk,
   );
+  run.account = options.account ?? null;
   if (options.durable) {
     run.replay = new Replay(options.durable);
     for (const [name, value] of Object.entries(run.replay.variables ?? {})) run.variables.set(name, value);

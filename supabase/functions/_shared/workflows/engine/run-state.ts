@@ -93,6 +93,8 @@ export class Run {
   response: BlockOutput | null = null;
   /** An async run's history and checkpoint recorder (durable.ts); null for synchronous runs. */
   replay: Replay | null = null;
+  /** The billing account the run is charged to: the sandbox shares its threads fairly between accounts. */
+  account: string | null = null;
   private readonly secrets: Set<string>;
   /** Streams need no holding back when no secret is longer than one character. */
   private longestSecret = 0;

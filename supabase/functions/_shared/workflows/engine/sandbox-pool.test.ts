@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { WorkflowError } from "./errors.ts";
 import { DEFAULT_SANDBOX_MEMORY_BYTES, type SandboxRequest } from "./sandbox.ts";
-import { SandboxPool, type SpawnSandboxThread } from "./sandbox-pool.ts";
+import { accountShare, SandboxPool, type SpawnSandboxThread } from "./sandbox-pool.ts";
 import { nodeWorkerThreads } from "./test-threads.ts";
 
 function call(source: string, options: Partial<SandboxRequest> & { timeoutMs?: number } = {}): SandboxRequest {
@@ -107,6 +107,49 @@ describe("the sandbox pool's queue", () => {
       expect(order).toEqual(["a1", "b1", "a2", "a3"]);
       expect((await starved).code).toBe("SANDBOX_TIMEOUT");
       expect((await starved).message).toContain("waited for a free sandbox thread");
+    } finally {
+      pool.close();
+    }
+  });
+});
+
+describe("the sandbox pool's fairness between billing accounts", () => {
+  it("holds an account to half the threads, so another account's call starts while the first spins", async () => {
+    const pool = new SandboxPool({ size: 4, spawn: nodeWorkerThreads(), stopGraceMs: 2_000 });
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => pool.run(call("return 0;", { timeoutMs: 20_000 }))));
+      expect(accountShare(4)).toBe(2);
+      // One tenant's parallel of eight spinning Functions, as eight runs' worth of calls.
+      const controller = new AbortController();
+      const spinning = Array.from({ length: 8 }, (_, index) =>
+        pool.run(call("while (true) {}", { timeoutMs: 30_000, owner: `spinner-${index}`, account: "greedy", signal: controller.signal })).catch(() => "stopped"));
+      await vi.waitFor(() => expect(pool.stats()).toMatchObject({ busy: 2, queued: 6 }), { timeout: 5_000 });
+      // Another tenant's one-block run: served by a free thread, not queued behind the spinners.
+      const started = Date.now();
+      expect(await pool.run(call("return 'fair';", { owner: "quick", account: "polite" }))).toEqual({ value: "fair", stdout: "" });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(pool.stats()).toMatchObject({ busy: 2, queued: 6 });
+      controller.abort("done");
+      await Promise.all(spinning);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it("does not count time spent waiting for a thread against a call's own time limit", async () => {
+    const pool = new SandboxPool({ size: 1, spawn: nodeWorkerThreads() });
+    try {
+      await pool.run(call("return 0;", { timeoutMs: 20_000 }));
+      const first = pool.run(call(busyFor(600)));
+      // 300 ms of its own, after waiting about 600 ms for the only thread: it still gets all 300.
+      const waiting = pool.run({ ...call(busyFor(100), { timeoutMs: 20_000 }), timeoutMs: 300 });
+      await first;
+      expect((await waiting).value).toBeGreaterThan(0);
+      // Its own limit still stops it once it runs, long before the run's.
+      const started = Date.now();
+      const error = await failureOf(pool.run({ ...call("while (true) {}", { timeoutMs: 20_000 }), timeoutMs: 200 }));
+      expect(error.code).toBe("SANDBOX_TIMEOUT");
+      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       pool.close();
     }

@@ -14,12 +14,18 @@
  *    that fails (a WebAssembly trap, an exit), is terminated and replaced; nothing waits for it.
  *
  * Threads start on demand, up to the size, and are replaced after a number of calls so a grown
- * WebAssembly heap is given back. When every thread is busy, calls queue; a free thread takes the
- * waiting call whose run holds the fewest threads, so one run's wide parallel cannot starve another
- * run's single Function. A call still queued at its deadline fails with SANDBOX_TIMEOUT.
+ * WebAssembly heap is given back. Threads are shared fairly between tenants and their runs:
+ *
+ *  - a billing account holds at most its share of the threads (half the pool, rounded up: 2 of 4),
+ *    so one tenant's wide parallel of spinning Functions can never take every thread; its surplus
+ *    calls wait while others' calls go first, even when threads are free;
+ *  - when every thread is busy, calls queue; a free thread takes the waiting call of the account,
+ *    then the run, holding the fewest threads, then of the run served longest ago;
+ *  - a call's own time limit (`timeoutMs`) counts from when a thread starts it, so waiting for a
+ *    thread never uses it up; a call still waiting at its run's time limit (`deadline`) fails with
+ *    SANDBOX_TIMEOUT.
  */
 import { WorkflowError } from "./errors.ts";
-import type { SandboxCall } from "./quickjs-runner.ts";
 import { refuseEarly, settle, toCall, type Sandbox, type SandboxRequest, type SandboxResult } from "./sandbox.ts";
 import type { FromSandboxThread, ToSandboxThread } from "./sandbox-thread.ts";
 
@@ -73,9 +79,16 @@ export const DEFAULT_STOP_GRACE_MS = 1_000;
 /** Default calls per thread (Sim recycles its isolates after 2,500). */
 export const DEFAULT_MAX_CALLS_PER_THREAD = 1_000;
 
+/** The most threads of a pool of `size` one billing account may hold at once: half, rounded up. */
+export function accountShare(size: number): number {
+  return Math.max(1, Math.ceil(size / 2));
+}
+
 interface Job {
-  call: SandboxCall;
+  request: SandboxRequest;
   owner: string;
+  /** The billing account held to its share, or null for a call without one. */
+  account: string | null;
   signal: AbortSignal | undefined;
   resolve(result: SandboxResult): void;
   reject(error: unknown): void;
@@ -109,6 +122,7 @@ export class SandboxPool implements Sandbox {
   private readonly idle: Slot[] = [];
   private readonly queue: Job[] = [];
   private readonly runningByOwner = new Map<string, number>();
+  private readonly runningByAccount = new Map<string, number>();
   /** When each run last got a thread (a sequence number), to serve runs in turn. */
   private readonly lastServed = new Map<string, number>();
   private served = 0;
@@ -131,8 +145,9 @@ export class SandboxPool implements Sandbox {
     }
     return new Promise<SandboxResult>((resolve, reject) => {
       const job: Job = {
-        call: toCall(request),
+        request,
         owner: request.owner ?? "",
+        account: request.account ?? null,
         signal: request.signal,
         resolve,
         reject,
@@ -145,7 +160,7 @@ export class SandboxPool implements Sandbox {
         job.onAbort = () => this.cancel(job);
         request.signal.addEventListener("abort", job.onAbort, { once: true });
       }
-      job.queuedTimer = setTimeout(() => this.expire(job), Math.max(0, job.call.deadline - Date.now()));
+      job.queuedTimer = setTimeout(() => this.expire(job), Math.max(0, request.deadline - Date.now()));
       this.queue.push(job);
       this.dispatch();
     });
@@ -167,7 +182,7 @@ export class SandboxPool implements Sandbox {
   }
 
   private dispatch(): void {
-    while (this.queue.length > 0) {
+    for (let next = this.nextIndex(); next >= 0; next = this.nextIndex()) {
       let slot = this.idle.pop();
       if (!slot) {
         if (this.slots.size >= this.options.size) return;
@@ -179,29 +194,41 @@ export class SandboxPool implements Sandbox {
           return;
         }
       }
-      this.begin(slot, this.takeNext());
+      this.begin(slot, this.take(next));
     }
   }
 
   /**
-   * The next waiting call: of the run holding the fewest threads, then of the run served longest
-   * ago (round robin), then the earliest.
+   * Where the next call to start waits, or -1 when every waiting call's account holds its share:
+   * of the account holding the fewest threads, then of the run holding the fewest, then of the
+   * run served longest ago (round robin), then the earliest.
    */
-  private takeNext(): Job {
-    let best = 0;
+  private nextIndex(): number {
+    const share = accountShare(this.options.size);
+    let best = -1;
+    let bestAccount = Number.POSITIVE_INFINITY;
     let bestHolding = Number.POSITIVE_INFINITY;
     let bestServed = Number.POSITIVE_INFINITY;
     for (let index = 0; index < this.queue.length; index++) {
-      const owner = this.queue[index].owner;
+      const { owner, account } = this.queue[index];
+      const accountHolding = account === null ? 0 : this.runningByAccount.get(account) ?? 0;
+      if (accountHolding >= share) continue;
       const holding = this.runningByOwner.get(owner) ?? 0;
       const served = this.lastServed.get(owner) ?? -1;
-      if (holding < bestHolding || (holding === bestHolding && served < bestServed)) {
+      if (accountHolding < bestAccount
+        || (accountHolding === bestAccount && (holding < bestHolding || (holding === bestHolding && served < bestServed)))) {
         best = index;
+        bestAccount = accountHolding;
         bestHolding = holding;
         bestServed = served;
       }
     }
-    const [job] = this.queue.splice(best, 1);
+    return best;
+  }
+
+  /** Takes the waiting call at `index` off the queue. */
+  private take(index: number): Job {
+    const [job] = this.queue.splice(index, 1);
     this.lastServed.set(job.owner, this.served++);
     this.forgetIdleRuns();
     return job;
@@ -233,9 +260,12 @@ export class SandboxPool implements Sandbox {
     slot.busy = true;
     slot.callId = this.nextCallId++;
     this.runningByOwner.set(job.owner, (this.runningByOwner.get(job.owner) ?? 0) + 1);
+    if (job.account !== null) this.runningByAccount.set(job.account, (this.runningByAccount.get(job.account) ?? 0) + 1);
     if (slot.control) Atomics.store(slot.control, 0, 0);
-    slot.thread.post({ type: "run", id: slot.callId, call: job.call });
-    slot.watchdog = setTimeout(() => this.stuck(slot, "the code did not stop at its time limit; its sandbox thread was replaced"), Math.max(0, job.call.deadline - Date.now()) + this.stopGraceMs);
+    // The call's own time limit starts now, not when it was queued.
+    const call = toCall(job.request);
+    slot.thread.post({ type: "run", id: slot.callId, call });
+    slot.watchdog = setTimeout(() => this.stuck(slot, "the code did not stop at its time limit; its sandbox thread was replaced"), Math.max(0, call.deadline - Date.now()) + this.stopGraceMs);
   }
 
   private answered(slot: Slot, message: FromSandboxThread): void {
@@ -281,12 +311,12 @@ export class SandboxPool implements Sandbox {
     slot.watchdog = setTimeout(() => this.stuck(slot, "the code did not stop when its run was cancelled; its sandbox thread was replaced"), this.stopGraceMs);
   }
 
-  /** A call still waiting for a thread at its deadline. */
+  /** A call still waiting for a thread at its run's time limit. */
   private expire(job: Job): void {
     if (job.settled || job.slot) return;
     const index = this.queue.indexOf(job);
     if (index >= 0) this.queue.splice(index, 1);
-    this.fail(job, new WorkflowError("SANDBOX_TIMEOUT", `the code waited for a free sandbox thread past its time limit (all ${this.options.size} were busy)`));
+    this.fail(job, new WorkflowError("SANDBOX_TIMEOUT", `the code waited for a free sandbox thread until its run's time limit (all ${this.options.size} were busy, or its account held its share of them)`));
   }
 
   private stuck(slot: Slot, message: string): void {
@@ -319,9 +349,8 @@ export class SandboxPool implements Sandbox {
     clearTimeout(job.queuedTimer);
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
     if (job.slot) {
-      const holding = (this.runningByOwner.get(job.owner) ?? 1) - 1;
-      if (holding > 0) this.runningByOwner.set(job.owner, holding);
-      else this.runningByOwner.delete(job.owner);
+      decrement(this.runningByOwner, job.owner);
+      if (job.account !== null) decrement(this.runningByAccount, job.account);
     }
   }
 
@@ -330,6 +359,13 @@ export class SandboxPool implements Sandbox {
     this.release(job);
     job.reject(error);
   }
+}
+
+/** One thread fewer held under `key`, forgetting keys that hold none. */
+function decrement(holding: Map<string, number>, key: string): void {
+  const left = (holding.get(key) ?? 1) - 1;
+  if (left > 0) holding.set(key, left);
+  else holding.delete(key);
 }
 
 /** Threads as Deno Web Workers running sandbox-worker.ts. */

@@ -19,14 +19,21 @@ export interface SandboxRequest {
   source: string;
   /** The values of `__refs`, passed as data. */
   values: readonly unknown[];
-  /** Epoch milliseconds at which the code is stopped. */
+  /** Epoch milliseconds past which the code never runs, however it waited (the run's time limit). */
   deadline: number;
+  /**
+   * The code's own time limit, counted from when it starts: time spent waiting for a free sandbox
+   * thread does not count against it. Without it the code may run until `deadline`.
+   */
+  timeoutMs?: number;
   /** Heap limit for this call, in bytes. */
   memoryBytes: number;
   /** Aborting it stops the code at once; the call rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Whose call it is (the execution id): a busy pool serves the runs waiting for it in turn. */
   owner?: string;
+  /** The billing account the run is charged to: a pool shares its threads fairly between accounts. */
+  account?: string;
 }
 
 /** What the code produced: its JSON-serialisable result and what it printed. */
@@ -43,13 +50,18 @@ export interface Sandbox {
 /** Default heap per call. */
 export const DEFAULT_SANDBOX_MEMORY_BYTES = 32 * 1024 * 1024;
 
-/** The request as plain data for wherever the code runs. */
-export function toCall(request: SandboxRequest): SandboxCall {
+/** When code that starts at `startedAt` must stop: its own limit from then, never past the run's. */
+export function stopAt(request: SandboxRequest, startedAt: number = Date.now()): number {
+  return request.timeoutMs === undefined ? request.deadline : Math.min(request.deadline, startedAt + request.timeoutMs);
+}
+
+/** The request as plain data for wherever the code runs, starting at `startedAt`. */
+export function toCall(request: SandboxRequest, startedAt: number = Date.now()): SandboxCall {
   return {
     kind: request.kind,
     source: request.source,
     valuesJson: JSON.stringify(request.values),
-    deadline: request.deadline,
+    deadline: stopAt(request, startedAt),
     memoryBytes: request.memoryBytes,
     maxResultChars: MAX_BLOCK_OUTPUT_CHARS,
   };
@@ -105,6 +117,7 @@ export async function runInline(call: SandboxCall, stopReason: StopCheck): Promi
 export const inlineSandbox: Sandbox = {
   async run(request) {
     refuseEarly(request);
-    return settle(await runInline(toCall(request), () => (Date.now() > request.deadline ? "timeout" : null)));
+    const call = toCall(request);
+    return settle(await runInline(call, () => (Date.now() > call.deadline ? "timeout" : null)));
   },
 };

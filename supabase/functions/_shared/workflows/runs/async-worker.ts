@@ -73,7 +73,7 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       ...(run.input !== null && run.input !== undefined ? { input: run.input } : {}),
     };
     const result = await executeWorkflow({
-      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, signal: controller.signal,
+      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
       timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files },
       durable: durabilityOf(services.call, run, services.parkAfterMs, onLost),
     });

@@ -37,7 +37,8 @@ export interface RunPayload {
   leaseExpiresAt: string | null;
   /** An async run's input (kept in its record); null for sync runs. */
   input: unknown;
-  workflow: { id: string; name: string; workspaceId: string };
+  /** The workflow, and the billing account its runs are charged to (absent from records made before it was recorded). */
+  workflow: { id: string; name: string; workspaceId: string; billingAccountId?: string };
   /** The deployment it runs; `state` is left out when the caller said it caches it. */
   deployment: { id: string; version: number; state?: unknown } | null;
   /** A manual run's draft snapshot. */

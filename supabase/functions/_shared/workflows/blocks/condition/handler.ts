@@ -31,10 +31,12 @@ export const conditionHandler: BlockHandler<ConditionInput> = {
             kind: "expression",
             source: condition.expression.source,
             values: condition.expression.values,
-            deadline: run.deadline,
+            deadline: run.runDeadline,
+            timeoutMs: run.timeoutMs,
             memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,
             signal: run.signal,
             owner: run.executionId,
+            account: run.account ?? undefined,
           });
           matched = Boolean(value);
         } catch (error) {

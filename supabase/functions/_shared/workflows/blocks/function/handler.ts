@@ -26,10 +26,12 @@ export const functionHandler: BlockHandler<FunctionInput> = {
       kind: "function",
       source: run.input.code.source,
       values: run.input.code.values,
-      deadline: run.deadline,
+      deadline: run.runDeadline,
+      timeoutMs: run.timeoutMs,
       memoryBytes: run.input.memoryLimitMb ? run.input.memoryLimitMb * 1024 * 1024 : DEFAULT_SANDBOX_MEMORY_BYTES,
       signal: run.signal,
       owner: run.executionId,
+      account: run.account ?? undefined,
     });
     return { result: value, stdout };
   },

@@ -62,10 +62,12 @@ async function matches(value: unknown, operand: unknown, run: BlockRun<RouterInp
     kind: "expression",
     source: "new RegExp(__refs[0], __refs[1]).test(__refs[2])",
     values: [literal ? literal[1] : operand, literal ? literal[2] : "", typeof value === "string" ? value : JSON.stringify(value)],
-    deadline: run.deadline,
+    deadline: run.runDeadline,
+    timeoutMs: run.timeoutMs,
     memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,
     signal: run.signal,
     owner: run.executionId,
+    account: run.account ?? undefined,
   });
   return result === true;
 }
