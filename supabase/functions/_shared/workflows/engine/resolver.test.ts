@@ -41,6 +41,19 @@ describe("compileValue", () => {
     expect(nested.resolve(source)).toEqual({ conditions: [{ expression: { kind: "code", source: "__refs[0] > 1", values: [3] } }] });
   });
 
+  it("traces code fields as the user wrote them, and leaves every other value as resolved", () => {
+    const compiled = compileValue({ code: "return <fn.n> + {{K}};", note: "<fn.obj>", fixed: [1] }, new Set(["code"]));
+    const resolved = compiled.resolve(source) as Record<string, unknown>;
+    expect(compiled.hasCode).toBe(true);
+    const traced = compiled.traced(resolved) as Record<string, unknown>;
+    expect(traced).toEqual({ code: "return <fn.n> + {{K}};", note: { a: 1 }, fixed: [1] });
+    expect(traced.note).toBe(resolved.note);
+    const nested = compileValue({ conditions: [{ id: "a", expression: "<fn.n> > 1" }, { id: "b" }] }, new Set(["conditions[].expression"]));
+    expect(nested.traced(nested.resolve(source))).toEqual({ conditions: [{ id: "a", expression: "<fn.n> > 1" }, { id: "b" }] });
+    const plain = compileValue({ note: "<fn.n>" });
+    expect(plain.hasCode).toBe(false);
+  });
+
   it("lets resolution errors through", () => {
     expect(() => compileValue("<fn.missing>").resolve(source)).toThrow("reference <fn.missing> failed");
   });
