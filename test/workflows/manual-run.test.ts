@@ -84,7 +84,7 @@ describe("manual runs of the draft, from a signed-in session", () => {
     expect(data.output).toEqual({ result: "draft", stdout: "" });
   });
 
-  it("shows the user's own code in the trace", async () => {
+  it("shows the user's own code in the trace, and names what was not a function in the user's terms", async () => {
     const code = "return <start.items>.reduce((sum, n) => sum + n, 0);";
     const expression = "<start.items>.includes(2)";
     const summing = new WorkflowBuilder()
@@ -101,6 +101,15 @@ describe("manual runs of the draft, from a signed-in session", () => {
     expect(spans.find((span) => span.name === "Sum")?.input).toEqual({ code });
     expect(spans.find((span) => span.name === "Has Two")?.input).toEqual({ conditions: [{ id: "two", kind: "if", expression }, { id: "other", kind: "else" }] });
     expect(JSON.stringify(data.traceSpans)).not.toContain("__refs");
+
+    const response = await fetch(`${env.url}/functions/v1/workflow-run/${id}`, {
+      method: "POST", headers: { Authorization: `Bearer ${workspace.members.editor.accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ input: { items: { a: 1 } } }),
+    });
+    const failed = await response.json();
+    expect(response.status).toBe(500);
+    expect(failed.error).toBe('Block "Has Two" (condition): condition 1 ("if", id "two"): TypeError: <start.items>.includes is not a function (line 1)');
+    expect(JSON.stringify(failed)).not.toContain("__refs");
   });
 
   it("answers a failed run with 500, the failed block and the trace", async () => {

@@ -23,6 +23,8 @@ export interface ResolvedCode {
   kind: "code";
   source: string;
   values: unknown[];
+  /** Each placeholder's reference as the user wrote it (`<api.items>`), for messages about the code. */
+  refs?: string[];
 }
 
 /** A compiled value: `resolve` produces the value for one run; `isStatic` when no token is inside. */
@@ -74,6 +76,7 @@ function compileString(text: string): CompiledValue {
 
 function compileCodeField(text: string): CompiledValue {
   const { source, slots } = compileCode(text);
+  const refs = slots.map((slot) => slot.token.raw);
   return {
     isStatic: false,
     hasCode: true,
@@ -81,6 +84,7 @@ function compileCodeField(text: string): CompiledValue {
     resolve: (tokenSource): ResolvedCode => ({
       kind: "code",
       source,
+      refs,
       values: slots.map((slot) => (slot.asText ? stringifyForText(tokenValue(slot.token, tokenSource)) : tokenValue(slot.token, tokenSource))),
     }),
   };

@@ -75,6 +75,8 @@ export const DEFAULT_MAX_CALLS_PER_THREAD = 1_000;
 
 interface Job {
   call: SandboxCall;
+  /** The request's references as written, for its error message. */
+  refs: readonly string[] | undefined;
   owner: string;
   signal: AbortSignal | undefined;
   resolve(result: SandboxResult): void;
@@ -132,6 +134,7 @@ export class SandboxPool implements Sandbox {
     return new Promise<SandboxResult>((resolve, reject) => {
       const job: Job = {
         call: toCall(request),
+        refs: request.refs,
         owner: request.owner ?? "",
         signal: request.signal,
         resolve,
@@ -248,7 +251,7 @@ export class SandboxPool implements Sandbox {
     if (job) {
       this.release(job);
       try {
-        job.resolve(settle(message.outcome));
+        job.resolve(settle(message.outcome, job.refs));
       } catch (error) {
         job.reject(error);
       }
