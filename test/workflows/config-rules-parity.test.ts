@@ -60,6 +60,18 @@ const cases: [name: string, rules: ConfigRule[], configs: Record<string, unknown
     [{ rule: "reserved", list: "fields", field: "name", values: ["input", "output"], message: "{name} is taken" }],
     [{ fields: [{ name: "input" }, { name: "x" }, { name: "output" }, "not an entry", { other: 1 }] }],
   ],
+  [
+    "keys matching a pattern, on the config and in a list, in UTF-8 order",
+    [
+      { rule: "keys_match", field: "headers", pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", message: "name {key} of {kind}" },
+      { rule: "keys_match", list: "parts", field: "meta", pattern: "^[a-z]+$", message: "bad key {key}" },
+    ],
+    [
+      { kind: "reply", headers: { "X-Ok": "1", "X-A\nB": "2", "z z": "3", "é": "4", "\u{1F600}": "5", "\uFFFD": "6", "10": "7", "": "8", "tab\t\u0001": "9" } },
+      { headers: "not an object", parts: [{ meta: { ok: 1, "Not Ok": 2 } }, { meta: [1, 2] }, "not an entry", { meta: { "a\"b": 1 } }] },
+      {},
+    ],
+  ],
 ];
 
 describe("config rules mean the same in TypeScript and SQL", () => {

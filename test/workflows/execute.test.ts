@@ -104,6 +104,16 @@ describe("synchronous runs", () => {
     expect((await record(answer.headers.get("x-execution-id")!)).response).toEqual({ status: 201, headers: { "X-Order": "12" }, body: { created: 12 } });
   });
 
+  it("answer a Response block's answer as it is, with selectedOutputs checked but not applied to it", async () => {
+    const answer = await execute(answering, key, { id: "12", selectedOutputs: ["Made.status"] });
+    expect(answer.status).toBe(201);
+    expect(answer.headers.get("x-order")).toBe("12");
+    expect(answer.body).toEqual({ created: 12 });
+    const unknown = await execute(answering, key, { id: "12", selectedOutputs: ["Nobody.status"] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ code: "UNKNOWN_SELECTED_OUTPUT" });
+  });
+
   it("answer a failed run 500 with the failed block, recorded failed at level error", async () => {
     const answer = await execute(failing, key, {});
     expect(answer.status).toBe(500);

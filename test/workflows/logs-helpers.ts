@@ -133,6 +133,8 @@ export interface LogEntry {
   totalDurationMs: number | null;
   cost: { total: number } & Record<string, unknown>;
   files: unknown;
+  /** Why the run failed; null unless it did. */
+  error: { code: string; message: string; blockId: string | null; blockName: string | null } | null;
   workflow?: { id: string; name: string; description: string };
   executionData?: { traceSpans?: unknown[]; finalOutput?: unknown };
 }

@@ -102,7 +102,7 @@ describe("the logs API", () => {
       expect(manual).toEqual({
         id: runs.manual, executionId: runs.manual, workflowId: alpha, level: "info", trigger: "manual",
         startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00$/), endedAt: expect.any(String), totalDurationMs: 20,
-        cost: { total: 0.001 }, files: [{ id: "f1", name: "report.pdf" }],
+        cost: { total: 0.001 }, files: [{ id: "f1", name: "report.pdf" }], error: null,
       });
       expect(response.body.data?.find((entry) => entry.id === runs.failedApi)).toMatchObject({ level: "error", trigger: "api", totalDurationMs: 50 });
       expect(response.body.nextCursor).toBeNull();
@@ -157,7 +157,7 @@ describe("the logs API", () => {
 
     it("adds the workflow and the whole cost in full details, and trace spans or the final output only when asked", async () => {
       const basic = (await list({ executionId: runs.manual, includeTraceSpans: "false", includeFinalOutput: "false" })).body.data?.[0];
-      expect(Object.keys(basic ?? {}).sort()).toEqual(["cost", "endedAt", "executionId", "files", "id", "level", "startedAt", "totalDurationMs", "trigger", "workflowId"]);
+      expect(Object.keys(basic ?? {}).sort()).toEqual(["cost", "endedAt", "error", "executionId", "files", "id", "level", "startedAt", "totalDurationMs", "trigger", "workflowId"]);
       const full = (await list({ executionId: runs.schedule, details: "full" })).body.data?.[0];
       expect(full?.workflow).toEqual({ id: beta, name: "Beta", description: "" });
       expect(full?.cost).toMatchObject({ total: 0.01975, base: 0.001, tokens: { prompt: 1000, completion: 500, total: 1500 }, models: { "gpt-4o": { total: 0.01875, priced: true } } });
@@ -245,7 +245,9 @@ describe("the logs API", () => {
       });
       expect(Object.keys(limits).sort()).toEqual(["usage", "workflowExecutionRateLimit"]);
       const failed = (await getLogs(keys.editor, `/${runs.failedApi}`)).body.data as unknown as LogEntry;
-      expect(failed).toMatchObject({ level: "error", executionData: { finalOutput: { ok: true } } });
+      // A failed run's output is not an answer: finalOutput is null, and error says why.
+      expect(failed).toMatchObject({ level: "error", executionData: { finalOutput: null },
+        error: { code: "BLOCK_FAILED", message: "It broke", blockId: "done", blockName: "Done" } });
     });
 
     it("answers 404 for a log that does not exist, that the key may not read, or an id that is no UUID", async () => {

@@ -47,6 +47,22 @@ describe("managing workflows through supabase-js", () => {
     expect(issues).toEqual([{ code: "invalid_config", blockId: "greet", blockName: "Greet", field: "blocks.greet.config.code", message: 'Block "Greet" (function): blocks.greet.config.code must be a string' }]);
   });
 
+  it("refuses a Response header name HTTP refuses when the draft is saved, not at run time", async () => {
+    const { client } = workspace.members.editor;
+    const answering = new WorkflowBuilder()
+      .block("api", "api_trigger", {}, { name: "API" })
+      .block("reply", "response", { headers: { "X-Order\nSet-Cookie": "a=b", "X-Fine": "1" }, body: "ok" }, { name: "Reply" })
+      .chain("api", "reply")
+      .build();
+    const { error, status } = await client.from("workflows").update({ state: answering }).eq("id", workflowId);
+    expect(status).toBe(400);
+    const message = 'Block "Reply" (response): header name "X-Order\\nSet-Cookie" is not a valid HTTP field name (RFC 9110: letters, digits and !#$%&\'*+-.^_`|~ only; no spaces or line breaks)';
+    expect(error).toMatchObject({ code: "23514", message });
+    expect(JSON.parse(error?.details ?? "[]")).toEqual([{ code: "invalid_block_config", blockId: "reply", blockName: "Reply", field: "blocks.reply.config.headers", message }]);
+    const { data } = await client.from("workflows").select("state").eq("id", workflowId).single<{ state: { blocks: Record<string, unknown> } }>();
+    expect(Object.keys(data!.state.blocks)).not.toContain("reply");
+  });
+
   it("checks a state without saving it", async () => {
     const { data } = await workspace.members.viewer.client.rpc("validate_workflow_state", { p_state: { blocks: {} }, p_mode: "deploy" });
     expect(data).toEqual([{ code: "no_trigger", field: "blocks", message: "The workflow has no enabled trigger block, so nothing can start it" }]);

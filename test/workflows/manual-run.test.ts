@@ -87,6 +87,34 @@ describe("manual runs of the draft, from a signed-in session", () => {
     expect(data.output).toEqual({ result: "draft", stdout: "" });
   });
 
+  it("shows the user's own code in the trace, and names what was not a function in the user's terms", async () => {
+    const code = "return <start.items>.reduce((sum, n) => sum + n, 0);";
+    const expression = "<start.items>.includes(2)";
+    const summing = new WorkflowBuilder()
+      .block("start", "manual_trigger", { inputFormat: [{ name: "items", type: "json", value: [1, 2] }] }, { name: "Start" })
+      .block("has", "condition", { conditions: [{ id: "two", kind: "if", expression }, { id: "other", kind: "else" }] }, { name: "Has Two" })
+      .block("sum", "function", { code }, { name: "Sum" })
+      .edge("start", "has")
+      .edge("has", "sum", "condition-two")
+      .build();
+    const id = await createWorkflow(workspace.members.editor, workspace.id, "Summing", summing);
+    const { data } = await workspace.members.editor.client.functions.invoke(`workflow-run/${id}`, { body: {} });
+    expect(data).toMatchObject({ success: true, output: { result: 3 } });
+    const spans = data.traceSpans as { name: string; input: unknown }[];
+    expect(spans.find((span) => span.name === "Sum")?.input).toEqual({ code });
+    expect(spans.find((span) => span.name === "Has Two")?.input).toEqual({ conditions: [{ id: "two", kind: "if", expression }, { id: "other", kind: "else" }] });
+    expect(JSON.stringify(data.traceSpans)).not.toContain("__refs");
+
+    const response = await fetch(`${env.url}/functions/v1/workflow-run/${id}`, {
+      method: "POST", headers: { Authorization: `Bearer ${workspace.members.editor.accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ input: { items: { a: 1 } } }),
+    });
+    const failed = await response.json();
+    expect(response.status).toBe(500);
+    expect(failed.error).toBe('Block "Has Two" (condition): condition 1 ("if", id "two"): TypeError: <start.items>.includes is not a function (line 1)');
+    expect(JSON.stringify(failed)).not.toContain("__refs");
+  });
+
   it("answers a failed run with 500, the failed block and the trace", async () => {
     const failing = new WorkflowBuilder().block("start", "manual_trigger", {}, { name: "Start" }).block("spin", "function", { code: "while (true) {}", timeoutMs: 200 }, { name: "Spin" }).chain("start", "spin").build();
     const id = await createWorkflow(workspace.members.editor, workspace.id, "Spinner", failing);
@@ -135,7 +163,8 @@ describe("manual runs of the draft, from a signed-in session", () => {
     const body = JSON.parse(text);
     expect(body).toMatchObject({ success: false, errorCode: "BLOCK_FAILED", error: 'Block "Fail" (function): Error: rejected *** (line 1)', failedBlock: { id: "fail" } });
     const [, leak, quotes] = body.traceSpans;
-    expect(leak).toMatchObject({ output: { result: "***" }, input: { code: { values: ["***"] } } });
+    // The trace shows the code as written: the variable's name, never its value.
+    expect(leak).toMatchObject({ output: { result: "***" }, input: { code: "return '{{SECRET_B}}';" } });
     expect(quotes.output).toEqual({ result: ["Hi Ana", "Hi Ana", "Hi Ana", secret.length], stdout: "" });
   });
 

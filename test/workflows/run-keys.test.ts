@@ -48,6 +48,15 @@ describe("API keys and runs through supabase-js", () => {
     }]);
   });
 
+  it("returns one {id, key, prefix} object to a plain .rpc(), as documented (not a one-row array)", async () => {
+    const { data, error } = await workspace.members.editor.client.rpc("create_api_key", { p_name: "Plain rpc" });
+    expect(error).toBeNull();
+    expect(data).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^orb_[0-9a-f]{48}$/), prefix: expect.any(String) });
+    expect(data!.prefix).toBe(data!.key.slice(0, 12));
+    const { data: byPrefix } = await workspace.members.editor.client.from("api_keys").select("id").eq("prefix", data!.prefix);
+    expect(byPrefix).toEqual([{ id: data!.id }]);
+  });
+
   it("lets admins create workspace keys and refuses editors", async () => {
     const byEditor = await workspace.members.editor.client.rpc("create_api_key", { p_name: "Shared", p_workspace_id: workspace.id });
     expect(byEditor.status).toBe(403);

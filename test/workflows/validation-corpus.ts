@@ -93,6 +93,9 @@ const mutations: Record<string, Mutation> = {
       { id: "h6", source: "pause", target: "few", sourceHandle: "sideways" },
     ),
   "edges: into a trigger, out of a response": (s) => s.edges.push({ id: "t1", source: "pause", target: "hook" }, { id: "t2", source: "done", target: "few" }),
+  "config rules: a response header name HTTP refuses": (s) => {
+    (s.blocks.done.config as { headers: Record<string, string> }).headers = { "X-Route\nSet-Cookie": "a=b", "X Space": "1", "X-Ok": "1" };
+  },
   "edges: crossing a body border": (s) => s.edges.push({ id: "c1", source: "work", target: "done" }, { id: "c2", source: "each", target: "work", sourceHandle: "loop-start" }),
   "edges: handles of an invalid block are not checked": (s) => {
     Object.assign(s.blocks.pause, { type: "nope" });

@@ -117,7 +117,7 @@ describe("completion webhooks", () => {
           workflowId, executionId, status: "success", level: "info", trigger: "webhook",
           startedAt: expect.any(String), endedAt: expect.any(String), totalDurationMs: 12,
           cost: { total: 0.001, base: 0.001, input: 0, output: 0, tokens: { prompt: 0, completion: 0, total: 0 }, models: {} },
-          files: [{ id: "f", name: "a.csv" }],
+          files: [{ id: "f", name: "a.csv" }], error: null,
         },
         links: { log: `/api/v1/logs/${executionId}`, execution: `/api/v1/logs/executions/${executionId}` },
       });
@@ -138,7 +138,9 @@ describe("completion webhooks", () => {
       expect(arrival.headers).not.toHaveProperty("service-signature");
       const data = (arrival.json as { data: Record<string, unknown> }).data;
       expect(data).toMatchObject({
-        executionId, status: "error", level: "error", finalOutput: { partial: true }, traceSpans: spans,
+        executionId, status: "error", level: "error", traceSpans: spans,
+        // What the executor held when the run failed is not its answer; error says why it failed.
+        finalOutput: null, error: { code: "BLOCK_FAILED", message: "It broke", blockId: "done", blockName: "Done" },
         rateLimits: { sync: { limit: 100_000, remaining: expect.any(Number), resetAt: expect.any(String) }, async: { limit: 100_000, remaining: expect.any(Number), resetAt: expect.any(String) } },
         usage: { currentPeriodCost: expect.any(Number), limit: 100_000, plan: "free", isExceeded: false },
       });

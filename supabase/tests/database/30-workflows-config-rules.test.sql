@@ -1,6 +1,6 @@
 -- Workflow service: block rules and choice handles are catalogue data, read by one interpreter.
 begin;
-select plan(11);
+select plan(13);
 
 insert into auth.users (id, email, aud, role) values ('a2000000-0000-4000-8000-000000000001', 'rules@wf.test', 'authenticated', 'authenticated');
 create function pg_temp.act_as(p_user uuid) returns void language sql as $$
@@ -30,7 +30,7 @@ select is(
   '{"condition": {"prefix": "condition-", "list": "conditions", "noun": "condition"}, "router": {"prefix": "router-", "list": "routes", "noun": "route"}, "llm_router": {"prefix": "router-", "list": "routes", "noun": "route"}}'::jsonb,
   'Only Condition, Router and LLM Router choose a path, each with its handle prefix'
 );
-select is((select count(*) from workflows_private.block_types where rules = '[]'::jsonb), 8::bigint, 'Block types without cross-field rules store an empty list');
+select is((select count(*) from workflows_private.block_types where rules = '[]'::jsonb), 7::bigint, 'Block types without cross-field rules store an empty list');
 
 select pg_temp.act_as('a2000000-0000-4000-8000-000000000001');
 select public.create_workspace('Rules');
@@ -80,6 +80,21 @@ select is(
     '{"method": "GET", "body": {}}', 'blocks.h.config')),
   array['blocks.h.config.body: a GET request has no body'],
   'Rules may apply to the config itself'
+);
+select is(
+  (select array_agg(field || ': ' || message) from workflows_private.config_rule_problems(
+    (select rules from workflows_private.block_types where type = 'response'),
+    jsonb_build_object('headers', jsonb_build_object('X-Ok', '1', E'X-A\nB', '2', 'X B', '3')), 'blocks.r.config')),
+  array[
+    'blocks.r.config.headers: header name "X B" is not a valid HTTP field name (RFC 9110: letters, digits and !#$%&''*+-.^_`|~ only; no spaces or line breaks)',
+    'blocks.r.config.headers: header name "X-A\nB" is not a valid HTTP field name (RFC 9110: letters, digits and !#$%&''*+-.^_`|~ only; no spaces or line breaks)'],
+  'A Response header name with a space or a line break breaks its keys_match rule, each named as JSON'
+);
+select is(
+  (select count(*) from workflows_private.config_rule_problems(
+    (select rules from workflows_private.block_types where type = 'response'), '{"headers": {"X-Order": "<api.id>", "content-type": "text/plain"}}', 'c')),
+  0::bigint,
+  'and HTTP field names pass'
 );
 select throws_ok(
   $$select * from workflows_private.config_rule_problems('[{"rule": "sorted", "list": "x", "field": "id", "message": "m"}]', '{}', 'c')$$,

@@ -43,8 +43,8 @@ select is(public.workflow_logs_json(pg_temp.key(), (select id from ws), p_detail
   public.workflow_logs(pg_temp.key(), (select id from ws), p_details => 'full', p_include_trace_spans => true, p_include_final_output => true) -> 'body' -> 'data',
   'and so is a full page with execution data (text that needs escaping included)');
 select is((select array_agg(k order by k) from jsonb_object_keys(public.workflow_logs_json(pg_temp.key(), (select id from ws), p_limit => 1)::jsonb -> 'body' -> 'data' -> 0) k),
-  array['cost', 'endedAt', 'executionId', 'files', 'id', 'level', 'startedAt', 'totalDurationMs', 'trigger', 'workflowId'],
-  'A basic entry has the ten fields of the list and no more');
+  array['cost', 'endedAt', 'error', 'executionId', 'files', 'id', 'level', 'startedAt', 'totalDurationMs', 'trigger', 'workflowId'],
+  'A basic entry has the eleven fields of the list (error among them) and no more');
 select is((select array_agg(k order by k) from jsonb_object_keys(public.workflow_logs_json(pg_temp.key(), (select id from ws), p_limit => 1, p_include_final_output => true)::jsonb -> 'body' -> 'data' -> 0 -> 'executionData') k),
   array['finalOutput'], 'Execution data holds only what was asked for');
 select is((select public.workflow_logs_json(pg_temp.key(), (select id from ws), p_limit => 1)::jsonb -> 'body' -> 'nextCursor' ->> 'id'),

@@ -154,8 +154,8 @@ select is((select (d -> 0) - 'data' - 'dueAt' from claimed), jsonb_build_object(
   'secret', 'a-new-secret-value', 'links', jsonb_build_object('log', format('/api/v1/logs/%s', pg_temp.run('ok')), 'execution', format('/api/v1/logs/executions/%s', pg_temp.run('ok')))),
   'with its number, place in the schedule, URL, decrypted secret and links');
 select is((select (d -> 0 -> 'data') - 'startedAt' - 'endedAt' - 'cost' - 'totalDurationMs' from claimed), jsonb_build_object(
-  'workflowId', 'ad200000-0000-4000-8000-000000000001', 'executionId', pg_temp.run('ok'), 'status', 'success', 'level', 'info', 'trigger', 'webhook', 'files', null),
-  'and the event data, without the parts the subscription did not ask for');
+  'workflowId', 'ad200000-0000-4000-8000-000000000001', 'executionId', pg_temp.run('ok'), 'status', 'success', 'level', 'info', 'trigger', 'webhook', 'files', null, 'error', null),
+  'and the event data (error null: the run did not fail), without the parts the subscription did not ask for');
 select ok((pg_temp.delivery('ok', 'signed')).attempt_started_at is not null, 'The delivery is marked as under way');
 select pg_temp.as_service();
 select is(public.claim_webhook_deliveries(10, 60) -> 'deliveries', '[]'::jsonb, 'and nobody else claims it while its message is hidden');

@@ -966,10 +966,13 @@ isOneToOne: false
 { Args: { "p_batch_size"?: number,"p_cached_deployment_ids"?: (string)[],"p_environment_versions"?: Json,"p_lease_seconds"?: number }; Returns: Json
                            },
 "create_api_key":
-{ Args: { "p_name": string,"p_workspace_id"?: string }; Returns: {
-              "id": string,"key": string,"prefix": string
-            }[]
-                           },
+{ Args: { "p_name": string,"p_workspace_id"?: string }; Returns: Database["public"]['CompositeTypes']["created_api_key"]
+                          SetofOptions: {
+        from: "*"
+        to: "created_api_key"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
 "create_workspace":
 { Args: { "p_billing_account_id"?: string,"p_name": string }; Returns: {
               "billing_account_id": string,
@@ -1202,7 +1205,9 @@ isOneToOne: false
             "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","webhook_attempt_outcome": "delivered"|"retry"|"failed"|"interrupted","webhook_delivery_status": "pending"|"delivered"|"failed","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
           }
           CompositeTypes: {
-            [_ in never]: never
+            "created_api_key": {
+                        "id": string | null,"key": string | null,"prefix": string | null
+                      }
           }
         }
 }

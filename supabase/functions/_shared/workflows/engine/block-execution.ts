@@ -193,7 +193,8 @@ async function runNode(run: Run, node: CompiledNode, frame: Frame, cancellation:
     const input = node.config.resolve(tokensOf(run, frame));
     const secrets = node.subflow ? undefined : run.handlers[node.type as HandledBlockType].secretsOf?.(input);
     if (secrets?.length) run.addSecrets(secrets);
-    span.input = input;
+    // The trace shows code as the user wrote it, not the sandbox's rewritten source.
+    span.input = node.config.hasCode ? node.config.traced(input) : input;
     const output = node.subflow ? await runContainer(run, node, frame, input, cancellation, span, runScope) : await runHandler(run, node, frame, input, cancellation, chunks, usage);
     chunks.flush();
     // A trigger's output is the request, which the body cap bounds; every other output is charged.

@@ -266,6 +266,14 @@ class CodeRewriter {
   }
 }
 
+/**
+ * Text about rewritten code (an error message) in the user's terms: each `__refs[i]` becomes the
+ * reference it stands for, as written (`refs[i]`), so no message shows the internal name.
+ */
+export function inUserTerms(text: string, refs: readonly string[]): string {
+  return text.replace(/__refs\[(\d+)\]/g, (placeholder, index: string) => refs[Number(index)] ?? placeholder);
+}
+
 /** Rewrites code so each reference becomes `__refs[i]`; see the module comment for what each means. */
 export function compileCode(code: string): CompiledCode {
   const rewriter = new CodeRewriter();

@@ -91,7 +91,8 @@ describe("secrets in what a run returns", () => {
     expect(JSON.stringify(reported)).not.toContain(SECRET);
     const [, echo, check] = result.traceSpans;
     expect(echo.output).toEqual({ result: "***", stdout: "***" });
-    expect(echo.input).toEqual({ code: { kind: "code", source: "console.log(('' + __refs[0] + '')); return ('' + __refs[1] + '');", values: ["***", "***"] } });
+    // The trace shows the code as written: the variable's name, never its value.
+    expect(echo.input).toEqual({ code: "console.log('{{SECRET}}'); return '{{SECRET}}';" });
     expect(check.output).toEqual({ result: { same: true, length: SECRET.length, url: "https://x.test/?t=***" }, stdout: "" });
     expect(result.context.variables).toEqual({ token: "Bearer ***" });
     expect(result.error).toMatchObject({ code: "BLOCK_FAILED", message: 'Block "Fail" (function): Error: refused *** (line 1)' });

@@ -94,7 +94,9 @@ class CodeFailure {
 
 function wrap(kind: SandboxKind, source: string): string {
   // The wrapper starts on the code's first line, so line numbers in errors match what the user wrote.
-  if (kind === "expression") return `(function (__refs) { return (${source}\n); })(JSON.parse(__refsJson))`;
+  // The expression sits in an array so that a call ending it is no tail call, which QuickJS would
+  // place at `return` instead of at the call (calleeAt needs the call's own column).
+  if (kind === "expression") return `(function (__refs) { return [(${source}\n)][0]; })(JSON.parse(__refsJson))`;
   return `(async function (__refs) {${source}\n})(JSON.parse(__refsJson))`;
 }
 
@@ -102,16 +104,60 @@ interface CodeErrorDetails {
   name: string;
   message: string;
   line?: number;
+  /** Where the innermost frame is the user's code (not a built-in): its column there. */
+  column?: number;
 }
 
 function errorDetails(vm: QuickJSContext, handle: QuickJSHandle): CodeErrorDetails {
   const dumped: unknown = vm.dump(handle);
   if (dumped !== null && typeof dumped === "object") {
     const record = dumped as { name?: unknown; message?: unknown; stack?: unknown };
-    const line = typeof record.stack === "string" ? /:(\d+)(?::\d+)?\)?\s*$/m.exec(record.stack)?.[1] : undefined;
-    return { name: String(record.name ?? "Error"), message: String(record.message ?? ""), ...(line ? { line: Number(line) } : {}) };
+    const stack = typeof record.stack === "string" ? record.stack : "";
+    const line = /:(\d+)(?::\d+)?\)?\s*$/m.exec(stack)?.[1];
+    const top = /^\s*at [^\n]*\(code\.js:\d+:(\d+)\)/.exec(stack)?.[1];
+    return { name: String(record.name ?? "Error"), message: String(record.message ?? ""), ...(line ? { line: Number(line) } : {}), ...(top ? { column: Number(top) } : {}) };
   }
   return { name: "Error", message: `uncaught ${typeof dumped === "string" ? JSON.stringify(dumped) : String(dumped)}` };
+}
+
+const CALLEE_WORD = /[A-Za-z0-9_$]/;
+/** Longest callee named in a message; a longer one is not named at all. */
+const MAX_CALLEE_CHARS = 120;
+
+/**
+ * The expression called at `column` (1-based, where QuickJS puts the call's `(`) of `lineText`:
+ * the member chain before it (`items.reduce`, `a[0].f`, `make().run`, `obj?.fn`), as written, or
+ * null when there is none to name. QuickJS says only "not a function"; Node and Deno name the
+ * callee, and so does this.
+ */
+export function calleeAt(lineText: string, column: number): string | null {
+  let end = column - 1;
+  if (lineText[end] !== "(") return null;
+  while (end > 0 && /\s/.test(lineText[end - 1])) end--;
+  if (lineText.slice(end - 2, end) === "?.") end -= 2;
+  let at = end;
+  for (;;) {
+    const before = at;
+    while (at > 0 && CALLEE_WORD.test(lineText[at - 1])) at--;
+    if (at === before && (lineText[at - 1] === "]" || lineText[at - 1] === ")")) {
+      // A balanced group: an index or the arguments of an earlier call.
+      let depth = 0;
+      do {
+        const char = lineText[--at];
+        if (char === "]" || char === ")") depth++;
+        else if (char === "[" || char === "(") depth--;
+      } while (at > 0 && depth > 0);
+      if (depth > 0) return null;
+      continue;
+    }
+    if (at === before) break;
+    // A word continues the chain only after a dot (`a.b`, `a?.b`); anything else starts it.
+    if (lineText[at - 1] !== ".") break;
+    at -= lineText.slice(at - 2, at) === "?." ? 2 : 1;
+  }
+  const callee = lineText.slice(at, end).trim();
+  if (callee === "" || /^[.?]/.test(callee) || callee.length > MAX_CALLEE_CHARS) return null;
+  return callee;
 }
 
 function memoryLimitFailure(call: SandboxCall): CodeFailure {
@@ -133,7 +179,12 @@ function failure(details: CodeErrorDetails, call: SandboxCall, stopped: "timeout
   }
   if (/out of memory/i.test(details.message)) return memoryLimitFailure(call);
   const where = details.line !== undefined ? ` (line ${details.line})` : "";
-  return new CodeFailure("BLOCK_FAILED", `${details.name}: ${details.message}${where}`);
+  let message = details.message;
+  if (details.name === "TypeError" && message === "not a function" && details.line !== undefined && details.column !== undefined) {
+    const callee = calleeAt(wrap(call.kind, call.source).split("\n")[details.line - 1] ?? "", details.column);
+    if (callee !== null) message = `${callee} is not a function`;
+  }
+  return new CodeFailure("BLOCK_FAILED", `${details.name}: ${message}${where}`);
 }
 
 function installConsole(vm: QuickJSContext, stdout: string[]): void {

@@ -84,7 +84,7 @@ export function remoteSandbox(options: RemoteSandboxOptions): Sandbox {
         });
         const text = await response.text();
         if (response.status !== 200) throw failedCall(response.status, text);
-        return settle(JSON.parse(text) as SandboxOutcome);
+        return settle(JSON.parse(text) as SandboxOutcome, request.refs);
       } catch (error) {
         if (controller.signal.aborted) throw controller.signal.reason;
         if (error instanceof WorkflowError) throw error;

@@ -36,9 +36,22 @@ describe("compileValue", () => {
 
   it("compiles code fields so values travel as data", () => {
     const compiled = compileValue({ code: "return <fn.n> + {{K}};", note: "<fn.n>" }, new Set(["code"]));
-    expect(compiled.resolve(source)).toEqual({ code: { kind: "code", source: "return __refs[0] + __refs[1];", values: [3, "env:K"] }, note: 3 });
+    expect(compiled.resolve(source)).toEqual({ code: { kind: "code", source: "return __refs[0] + __refs[1];", values: [3, "env:K"], refs: ["<fn.n>", "{{K}}"] }, note: 3 });
     const nested = compileValue({ conditions: [{ expression: "<fn.n> > 1" }] }, new Set(["conditions[].expression"]));
-    expect(nested.resolve(source)).toEqual({ conditions: [{ expression: { kind: "code", source: "__refs[0] > 1", values: [3] } }] });
+    expect(nested.resolve(source)).toEqual({ conditions: [{ expression: { kind: "code", source: "__refs[0] > 1", values: [3], refs: ["<fn.n>"] } }] });
+  });
+
+  it("traces code fields as the user wrote them, and leaves every other value as resolved", () => {
+    const compiled = compileValue({ code: "return <fn.n> + {{K}};", note: "<fn.obj>", fixed: [1] }, new Set(["code"]));
+    const resolved = compiled.resolve(source) as Record<string, unknown>;
+    expect(compiled.hasCode).toBe(true);
+    const traced = compiled.traced(resolved) as Record<string, unknown>;
+    expect(traced).toEqual({ code: "return <fn.n> + {{K}};", note: { a: 1 }, fixed: [1] });
+    expect(traced.note).toBe(resolved.note);
+    const nested = compileValue({ conditions: [{ id: "a", expression: "<fn.n> > 1" }, { id: "b" }] }, new Set(["conditions[].expression"]));
+    expect(nested.traced(nested.resolve(source))).toEqual({ conditions: [{ id: "a", expression: "<fn.n> > 1" }, { id: "b" }] });
+    const plain = compileValue({ note: "<fn.n>" });
+    expect(plain.hasCode).toBe(false);
   });
 
   it("lets resolution errors through", () => {

@@ -23,13 +23,25 @@ export interface ResolvedCode {
   kind: "code";
   source: string;
   values: unknown[];
+  /** Each placeholder's reference as the user wrote it (`<api.items>`), for messages about the code. */
+  refs?: string[];
 }
 
 /** A compiled value: `resolve` produces the value for one run; `isStatic` when no token is inside. */
 export interface CompiledValue {
   isStatic: boolean;
+  /** Whether a code field is inside (its resolved form is not what the user wrote). */
+  hasCode: boolean;
   resolve(source: TokenSource): unknown;
+  /**
+   * A resolved value as a trace shows it: each code field as the user wrote it, references and
+   * all, rather than the `__refs[i]` source the sandbox runs (whose values are already in the
+   * spans of the blocks they come from). Everything else is the resolved value itself, not a copy.
+   */
+  traced(resolved: unknown): unknown;
 }
+
+const asResolved = (resolved: unknown) => resolved;
 
 function tokenValue(token: Token, source: TokenSource): unknown {
   return token.kind === "env" ? source.env(token) : source.ref(token);
@@ -43,15 +55,17 @@ export function stringifyForText(value: unknown): string {
 }
 
 function compileString(text: string): CompiledValue {
-  if (!text.includes("<") && !text.includes("{{")) return { isStatic: true, resolve: () => text };
+  if (!text.includes("<") && !text.includes("{{")) return { isStatic: true, hasCode: false, resolve: () => text, traced: asResolved };
   const parts = parseTemplate(text);
   if (parts.length === 1) {
     const only = parts[0];
-    if (only.kind === "text") return { isStatic: true, resolve: () => text };
-    return { isStatic: false, resolve: (source) => tokenValue(only, source) };
+    if (only.kind === "text") return { isStatic: true, hasCode: false, resolve: () => text, traced: asResolved };
+    return { isStatic: false, hasCode: false, resolve: (source) => tokenValue(only, source), traced: asResolved };
   }
   return {
     isStatic: false,
+    hasCode: false,
+    traced: asResolved,
     resolve: (source) => {
       let out = "";
       for (const part of parts) out += part.kind === "text" ? part.text : stringifyForText(tokenValue(part, source));
@@ -62,11 +76,15 @@ function compileString(text: string): CompiledValue {
 
 function compileCodeField(text: string): CompiledValue {
   const { source, slots } = compileCode(text);
+  const refs = slots.map((slot) => slot.token.raw);
   return {
     isStatic: false,
+    hasCode: true,
+    traced: () => text,
     resolve: (tokenSource): ResolvedCode => ({
       kind: "code",
       source,
+      refs,
       values: slots.map((slot) => (slot.asText ? stringifyForText(tokenValue(slot.token, tokenSource)) : tokenValue(slot.token, tokenSource))),
     }),
   };
@@ -80,20 +98,36 @@ export function compileValue(value: unknown, codePaths: ReadonlySet<string> = ne
   if (typeof value === "string") return codePaths.has(at) ? compileCodeField(value) : compileString(value);
   if (Array.isArray(value)) {
     const items = value.map((item) => compileValue(item, codePaths, `${at}[]`));
-    if (items.every((item) => item.isStatic)) return { isStatic: true, resolve: () => value };
-    return { isStatic: false, resolve: (source) => items.map((item) => item.resolve(source)) };
+    if (items.every((item) => item.isStatic)) return { isStatic: true, hasCode: false, resolve: () => value, traced: asResolved };
+    const hasCode = items.some((item) => item.hasCode);
+    return {
+      isStatic: false,
+      hasCode,
+      resolve: (source) => items.map((item) => item.resolve(source)),
+      traced: hasCode ? (resolved) => (Array.isArray(resolved) ? resolved.map((item, index) => items[index]?.traced(item) ?? item) : resolved) : asResolved,
+    };
   }
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value).map(([key, item]) => [key, compileValue(item, codePaths, at === "" ? key : `${at}.${key}`)] as const);
-    if (entries.every(([, item]) => item.isStatic)) return { isStatic: true, resolve: () => value };
+    if (entries.every(([, item]) => item.isStatic)) return { isStatic: true, hasCode: false, resolve: () => value, traced: asResolved };
+    const hasCode = entries.some(([, item]) => item.hasCode);
     return {
       isStatic: false,
+      hasCode,
       resolve: (source) => {
         const out: Record<string, unknown> = {};
         for (const [key, item] of entries) out[key] = item.resolve(source);
         return out;
       },
+      traced: hasCode
+        ? (resolved) => {
+            if (resolved === null || typeof resolved !== "object" || Array.isArray(resolved)) return resolved;
+            const out: Record<string, unknown> = { ...(resolved as Record<string, unknown>) };
+            for (const [key, item] of entries) if (item.hasCode && Object.hasOwn(out, key)) out[key] = item.traced(out[key]);
+            return out;
+          }
+        : asResolved,
     };
   }
-  return { isStatic: true, resolve: () => value };
+  return { isStatic: true, hasCode: false, resolve: () => value, traced: asResolved };
 }

@@ -278,7 +278,7 @@ export class SandboxPool implements Sandbox {
     if (job) {
       this.release(job);
       try {
-        job.resolve(settle(message.outcome));
+        job.resolve(settle(message.outcome, job.request.refs));
       } catch (error) {
         job.reject(error);
       }

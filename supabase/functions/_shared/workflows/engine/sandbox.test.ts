@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "./errors.ts";
+import { calleeAt } from "./quickjs-runner.ts";
 import { DEFAULT_SANDBOX_MEMORY_BYTES, inlineSandbox, type SandboxKind } from "./sandbox.ts";
 
-function run(source: string, options: { kind?: SandboxKind; values?: unknown[]; timeoutMs?: number; memoryBytes?: number } = {}) {
+function run(source: string, options: { kind?: SandboxKind; values?: unknown[]; refs?: string[]; timeoutMs?: number; memoryBytes?: number } = {}) {
   return inlineSandbox.run({
     kind: options.kind ?? "function",
     source,
     values: options.values ?? [],
+    refs: options.refs,
     deadline: Date.now() + (options.timeoutMs ?? 2_000),
     memoryBytes: options.memoryBytes ?? DEFAULT_SANDBOX_MEMORY_BYTES,
   });
@@ -21,7 +23,31 @@ async function failureOf(promise: Promise<unknown>): Promise<WorkflowError> {
   return error as WorkflowError;
 }
 
+describe("calleeAt", () => {
+  it("reads the member chain before the call's parenthesis", () => {
+    const at = (line: string) => calleeAt(line, line.indexOf("(", line.indexOf("@")) + 1);
+    expect(at("return @items.reduce((a, b) => a + b, 0);".replace("@", ""))).toBe("items.reduce");
+    expect(calleeAt("x = a[0].run (1)", 14)).toBe("a[0].run");
+    expect(calleeAt("x = make().run(1)", 15)).toBe("make().run");
+    expect(calleeAt("x = obj?.fn?.(1)", 14)).toBe("obj?.fn");
+    expect(calleeAt("x = go(1)", 7)).toBe("go");
+    expect(calleeAt("x = 1 + (2)", 9)).toBeNull();
+    expect(calleeAt("no call here", 3)).toBeNull();
+  });
+});
+
 describe("the QuickJS sandbox", () => {
+  it("names what was called when it is not a function, as Node and Deno do, in the user's terms", async () => {
+    const own = await failureOf(run("const items = { a: 1 };\nreturn items.reduce((sum, n) => sum + n, 0);"));
+    expect(own.message).toBe("TypeError: items.reduce is not a function (line 2)");
+    const referenced = await failureOf(run("return __refs[0].reduce((sum, n) => sum + n, 0);", { values: [{ a: 1 }], refs: ["<api.items>"] }));
+    expect(referenced.message).toBe("TypeError: <api.items>.reduce is not a function (line 1)");
+    const expression = await failureOf(run("__refs[0].startsWith('a')", { kind: "expression", values: [7], refs: ["<api.code>"] }));
+    expect(expression.message).toBe("TypeError: <api.code>.startsWith is not a function (line 1)");
+    // A built-in calling an argument that is not a function: QuickJS's own words stand.
+    expect((await failureOf(run("return [1].map(1);"))).message).toBe("TypeError: not a function (line 1)");
+  });
+
   it("runs a function body and returns its JSON result", async () => {
     const result = await run("const total = __refs[0].reduce((sum, n) => sum + n, 0);\nreturn { total, label: __refs[1] };", { values: [[1, 2, 3], "sum"] });
     expect(result.value).toEqual({ total: 6, label: "sum" });

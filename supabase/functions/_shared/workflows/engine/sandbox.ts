@@ -6,6 +6,7 @@
  * caller's own thread (`inlineSandbox` below). Each runs the same QuickJS call (quickjs-runner.ts).
  */
 import type { QuickJSWASMModule } from "quickjs-emscripten";
+import { inUserTerms } from "./code-references.ts";
 import { WorkflowError } from "./errors.ts";
 import { MAX_BLOCK_OUTPUT_CHARS } from "./limits.ts";
 import { moduleFor, runQuickJS, type SizedModule, type SandboxCall, type SandboxKind, type SandboxOutcome, type StopCheck } from "./quickjs-runner.ts";
@@ -19,6 +20,8 @@ export interface SandboxRequest {
   source: string;
   /** The values of `__refs`, passed as data. */
   values: readonly unknown[];
+  /** The reference each `__refs[i]` stands for, as the user wrote it: error messages name those. */
+  refs?: readonly string[];
   /** Epoch milliseconds past which the code never runs, however it waited (the run's time limit). */
   deadline: number;
   /**
@@ -67,9 +70,12 @@ export function toCall(request: SandboxRequest, startedAt: number = Date.now()):
   };
 }
 
-/** The outcome as the executor wants it: the result, or a thrown WorkflowError. */
-export function settle(outcome: SandboxOutcome): SandboxResult {
-  if (!outcome.ok) throw new WorkflowError(outcome.code, outcome.message);
+/**
+ * The outcome as the executor wants it: the result, or a thrown WorkflowError whose message names
+ * the code as the user wrote it (`refs`: the request's).
+ */
+export function settle(outcome: SandboxOutcome, refs: readonly string[] = []): SandboxResult {
+  if (!outcome.ok) throw new WorkflowError(outcome.code, inUserTerms(outcome.message, refs));
   return { value: JSON.parse(outcome.resultJson), stdout: outcome.stdout };
 }
 
@@ -118,6 +124,6 @@ export const inlineSandbox: Sandbox = {
   async run(request) {
     refuseEarly(request);
     const call = toCall(request);
-    return settle(await runInline(call, () => (Date.now() > call.deadline ? "timeout" : null)));
+    return settle(await runInline(call, () => (Date.now() > call.deadline ? "timeout" : null)), request.refs);
   },
 };

@@ -13,7 +13,8 @@ describe("trace spans and context", () => {
     const result = await run(builder, { trigger: { kind: "manual", input: { x: 5 } }, onBlockComplete: (span) => seen.push(span.name) });
     const [start, one, two] = result.traceSpans;
     expect(start.name).toBe("Start");
-    expect(one).toMatchObject({ blockId: "one", type: "function", status: "success", output: { result: 5, stdout: "hi" }, input: { code: { source: "console.log('hi'); return __refs[0];", values: [5] } } });
+    expect(one).toMatchObject({ blockId: "one", type: "function", status: "success", output: { result: 5, stdout: "hi" }, input: { code: "console.log('hi'); return <start.input.x>;" } });
+    expect(JSON.stringify(result.traceSpans)).not.toContain("__refs");
     expect(Date.parse(one.endedAt)).toBeGreaterThanOrEqual(Date.parse(one.startedAt));
     expect(one.durationMs).toBeGreaterThanOrEqual(0);
     expect(two).toMatchObject({ status: "error", error: 'Block "Two" (function): Error: nope (line 1)', errorCode: "BLOCK_FAILED", errorHandled: true });

@@ -39,6 +39,13 @@ export const configRuleSchema = z.discriminatedUnion("rule", [
   z.object({ rule: z.literal("forbids"), list: key.optional(), where: entryFilter, field: key, blankIsMissing: z.boolean().optional(), message }).strict(),
   /** `field` of an entry (or of the config) may not be one of `values`. */
   z.object({ rule: z.literal("reserved"), list: key.optional(), field: key, values: z.array(scalar).min(1), message }).strict(),
+  /**
+   * Every key of the object `field` of an entry (or of the config) matches `pattern` (a regular
+   * expression both engines read alike: anchors, classes, `+`); `{key}` in the message is the key
+   * at fault as JSON text. Reported once per key, keys in the order of their UTF-8 bytes (the order
+   * is the same in both interpreters, whatever order the object was written in).
+   */
+  z.object({ rule: z.literal("keys_match"), list: key.optional(), field: key, pattern: z.string().min(1), message }).strict(),
 ]);
 
 /** One rule. */
@@ -81,6 +88,18 @@ function asText(value: unknown): string {
 /** Fills `{field}` placeholders from the entry. */
 export function fillMessage(template: string, entry: Entry): string {
   return template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, field: string) => asText(entry[field]));
+}
+
+const utf8 = new TextEncoder();
+
+/** Keys in the order of their UTF-8 bytes (how Postgres compares bytea), not JavaScript's UTF-16 order. */
+function byUtf8(keys: string[]): string[] {
+  const encoded = keys.map((name) => ({ name, bytes: utf8.encode(name) }));
+  encoded.sort((a, b) => {
+    for (let index = 0; index < Math.min(a.bytes.length, b.bytes.length); index++) if (a.bytes[index] !== b.bytes[index]) return a.bytes[index] - b.bytes[index];
+    return a.bytes.length - b.bytes.length;
+  });
+  return encoded.map((item) => item.name);
 }
 
 /** An entry a rule reads, with the path of its fields' parent. */
@@ -147,6 +166,17 @@ export function configRuleProblems(rules: readonly ConfigRule[], config: Record<
       case "reserved":
         for (const { entry, at } of entries) if (Object.hasOwn(entry, rule.field) && rule.values.some((value) => value === entry[rule.field])) report(problems, at, rule.field, rule.message, entry);
         break;
+      case "keys_match": {
+        const pattern = new RegExp(rule.pattern);
+        for (const { entry, at } of entries) {
+          const object = entry[rule.field];
+          if (!isEntry(object)) continue;
+          for (const name of byUtf8(Object.keys(object))) {
+            if (!pattern.test(name)) report(problems, at, rule.field, rule.message, { ...entry, key: JSON.stringify(name) });
+          }
+        }
+        break;
+      }
     }
   }
   return problems;

@@ -31,6 +31,7 @@ export const conditionHandler: BlockHandler<ConditionInput> = {
             kind: "expression",
             source: condition.expression.source,
             values: condition.expression.values,
+            refs: condition.expression.refs,
             deadline: run.runDeadline,
             timeoutMs: run.timeoutMs,
             memoryBytes: DEFAULT_SANDBOX_MEMORY_BYTES,

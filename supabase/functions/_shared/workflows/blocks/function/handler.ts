@@ -26,6 +26,7 @@ export const functionHandler: BlockHandler<FunctionInput> = {
       kind: "function",
       source: run.input.code.source,
       values: run.input.code.values,
+      refs: run.input.code.refs,
       deadline: run.runDeadline,
       timeoutMs: run.timeoutMs,
       memoryBytes: run.input.memoryLimitMb ? run.input.memoryLimitMb * 1024 * 1024 : DEFAULT_SANDBOX_MEMORY_BYTES,

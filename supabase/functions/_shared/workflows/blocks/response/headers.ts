@@ -10,7 +10,13 @@ import { WorkflowError } from "../../engine/errors.ts";
 import { stringifyForText } from "../../engine/resolver.ts";
 import { preview } from "../../engine/values.ts";
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/**
+ * An RFC 9110 token, as pattern text: the save-time rule (rules.ts) and the run-time check below
+ * share it. Written so POSIX regular expressions (the database's rule interpreter) read it as
+ * JavaScript does: the `-` last in its class, no escapes.
+ */
+export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+const TOKEN = new RegExp(HEADER_NAME_PATTERN);
 /** Visible ASCII, obs-text (0x80-0xFF), and SP / HTAB inside; nothing else. */
 const FIELD_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\x20\x09\x21-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 

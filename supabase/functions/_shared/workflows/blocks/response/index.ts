@@ -2,6 +2,7 @@
 import { defineBlock } from "../block-definition.ts";
 import { responseConfigSchema } from "./config.ts";
 import { responseHandler } from "./handler.ts";
+import { responseRules } from "./rules.ts";
 
 /** Response. */
 export const responseBlock = defineBlock({
@@ -9,6 +10,6 @@ export const responseBlock = defineBlock({
   category: "core",
   summary: "Ends the run with an HTTP status, headers and body.",
   configSchema: responseConfigSchema,
-  rules: [],
+  rules: responseRules,
   handler: responseHandler,
 });
