@@ -63,12 +63,44 @@ export interface StackConfig extends ApiKeys {
   trustedProxies: string;
 }
 
+/** Every port a stack's processes listen on: its Ports, and pg-meta's admin app on the port after pg-meta's. */
+export function listeningPorts(ports: Ports): number[] {
+  return [...new Set([...Object.values(ports), ports.pgMeta + 1])].sort((a, b) => a - b);
+}
+
+/** The loopback ranges the local stacks open to workflows, as allow-list entries take them before a port. */
+const LOOPBACK_ENTRIES = ["127.0.0.0/8", "[::1]"];
+
+/** The lowest port the local allow-list opens: below it are the machine's system services (ssh, mail). */
+const LOWEST_OPEN_PORT = 1024;
+
 /**
- * What the local stacks put in OUTBOUND_ALLOWED_HOSTS: the loopback ranges, so workflows can call
- * services on this machine (the tests' stand-ins, a model server run locally). Hosted deployments
- * leave the variable empty, and the outbound guard then refuses every non-public address.
+ * What a local stack puts in OUTBOUND_ALLOWED_HOSTS: loopback on the unprivileged ports, in ranges
+ * around the stack's own, so workflows can call services on this machine (the tests' stand-ins on
+ * the kernel's ephemeral ports, a model server run locally) but not pg-meta, the mail catcher, the
+ * dashboard or the gateway's internal hops. Only the ports the stack listens on are cut out: a
+ * stand-in's ephemeral port can be any other (the dev, test and bench stacks' ports lie inside the
+ * kernel's 32768–60999). Hosted deployments leave the variable empty, and the outbound guard then
+ * refuses every non-public address.
  */
-export const LOCAL_OUTBOUND_ALLOWED_HOSTS = "127.0.0.0/8,::1";
+export function localOutboundAllowedHosts(ports: Ports): string {
+  const ranges: string[] = [];
+  let next = LOWEST_OPEN_PORT;
+  for (const port of [...listeningPorts(ports), 65536]) {
+    if (port > next) ranges.push(port - 1 === next ? String(next) : `${next}-${port - 1}`);
+    next = Math.max(next, port + 1);
+  }
+  return LOOPBACK_ENTRIES.flatMap((host) => ranges.map((range) => `${host}:${range}`)).join(",");
+}
+
+/**
+ * What a local stack puts in OUTBOUND_DENIED_ADDRESSES: its own ports at every address, refused by
+ * the outbound guard whatever OUTBOUND_ALLOWED_HOSTS says (a .env value included), so that opening
+ * loopback wholesale never opens the stack itself again.
+ */
+export function localOutboundDeniedAddresses(ports: Ports): string {
+  return listeningPorts(ports).flatMap((port) => [`0.0.0.0/0:${port}`, `[::/0]:${port}`]).join(",");
+}
 
 /** The database password every local Supabase stack uses. */
 export const LOCAL_DB_PASSWORD = "postgres";

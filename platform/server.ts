@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import { createAuthService } from "./auth/app.ts";
 import { loadConfig } from "./config.ts";
 import { createGateway, postgrestTarget } from "./gateway/app.ts";
+import { readGatewayCredential } from "./gateway/internal-credential.ts";
 import { createMailService } from "./mail/app.ts";
 import { createStorageService } from "./storage/app.ts";
 import { startQueueWorkers } from "./workers/queue-workers.ts";
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   const auth = createAuthService(config);
   const storage = createStorageService(config);
   const mail = createMailService(config);
-  const gateway = createGateway(config, { auth: auth.fetch, storage: storage.fetch, rest: postgrestTarget(`http://127.0.0.1:${config.ports.postgrest}`) });
+  const gateway = createGateway(config, { auth: auth.fetch, storage: storage.fetch, rest: postgrestTarget(`http://127.0.0.1:${config.ports.postgrest}`) }, readGatewayCredential(config));
 
   const gatewayServer = createServer(gateway);
   // HAProxy keeps its connections to this half open between requests and hands an idle one to the

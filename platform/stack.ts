@@ -4,6 +4,7 @@ import { PROJECT_ROOT, type StackConfig } from "./config.ts";
 import { dashboardService } from "./dashboard/service.ts";
 import { functionsHostService } from "./functions-host/launch.ts";
 import { gatewayFrontService } from "./gateway/front.ts";
+import { createGatewayCredential } from "./gateway/internal-credential.ts";
 import { parseTrustedProxies } from "./gateway/trusted-proxies.ts";
 import { applyFixtures, pushMigrations } from "./migrations.ts";
 import { destroyCluster, postgresService, stopCluster } from "./postgres/cluster.ts";
@@ -68,6 +69,8 @@ export async function startStack(config: StackConfig, options: StartOptions = {}
     throw new PlatformError((error as Error).message, "Set ORBITA_TRUSTED_PROXIES to a comma-separated list of addresses or CIDR ranges, or leave it unset.");
   }
   mkdirSync(config.logDir, { recursive: true });
+  // A new secret every start: the gateway sends it to pg-meta and its node half, which demand it.
+  createGatewayCredential(config);
 
   const startedAt = new Date().toISOString();
   const supervisor: Supervisor = new Supervisor(supervisorLog(config, options.print), () => writeState(config, startedAt, supervisor.status()));

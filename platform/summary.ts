@@ -59,11 +59,12 @@ export function clientEnvironment(config: StackConfig): Record<string, string> {
 
 /**
  * The line `npm start` and `npm test` print about outbound calls: what OUTBOUND_ALLOWED_HOSTS the
- * stack's functions get, since the local stacks open loopback (hosted deployments do not).
+ * stack's functions get, since the local stacks open loopback on the ports around their own
+ * (hosted deployments do not).
  */
 export function formatOutboundNotice(config: StackConfig): string {
   const allowed = functionEnvironment(config).OUTBOUND_ALLOWED_HOSTS ?? "";
   return allowed
-    ? `Workflows may call these non-public addresses: OUTBOUND_ALLOWED_HOSTS=${allowed} (local only; hosted deployments leave it empty).`
+    ? `Workflows may call these non-public addresses: OUTBOUND_ALLOWED_HOSTS=${allowed} (never the stack's own ports, which OUTBOUND_DENIED_ADDRESSES refuses; local only; hosted deployments leave both empty).`
     : "Workflows may call public addresses only (OUTBOUND_ALLOWED_HOSTS is empty).";
 }

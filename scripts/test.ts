@@ -75,6 +75,7 @@ async function runVitest(config: StackConfig, files: string[], generatedTypes: s
     ...clientEnvironment(config),
     // Workflows run in vitest's own process too (engine and block tests): same allow-list as the functions.
     OUTBOUND_ALLOWED_HOSTS: functionEnvironment(config).OUTBOUND_ALLOWED_HOSTS ?? "",
+    OUTBOUND_DENIED_ADDRESSES: functionEnvironment(config).OUTBOUND_DENIED_ADDRESSES ?? "",
     ORBITA_PROFILE: "test",
     GENERATED_TYPES_FILE: generatedTypes,
     FORCE_COLOR: "0",

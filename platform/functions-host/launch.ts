@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { stackJwks, stackKeys } from "../auth/signing-keys.ts";
-import { LOCAL_OUTBOUND_ALLOWED_HOSTS, PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
+import { localOutboundAllowedHosts, localOutboundDeniedAddresses, PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
 import type { ServiceDefinition } from "../process/supervisor.ts";
@@ -35,8 +35,10 @@ export function fixtureFunctionEnvironment(slot: number): Record<string, string>
  * The environment a function sees, as under `supabase functions serve`: the stack's URL, keys and
  * database, then supabase/functions/.env (and test/fixtures/functions.env in the test stack). Locally RESEND_BASE_URL points at the mail catcher, so
  * the real `resend` client delivers there (a .env value wins, to send for real on purpose), and
- * OUTBOUND_ALLOWED_HOSTS lets workflows call loopback addresses (a .env value wins here too).
- * SUPABASE_* names stay the platform's, as the CLI does not let an env file override them.
+ * OUTBOUND_ALLOWED_HOSTS lets workflows call loopback addresses on ports other than the stack's own
+ * (a .env value wins here too). OUTBOUND_DENIED_ADDRESSES, the stack's own ports, and SUPABASE_*
+ * names stay the platform's: the first so that no .env can open the stack's services to workflows,
+ * the others as the CLI does not let an env file override them.
  */
 export function functionEnvironment(config: StackConfig): Record<string, string> {
   // The test stack adds test-only settings, e.g. the address of a fake outside service.
@@ -44,8 +46,9 @@ export function functionEnvironment(config: StackConfig): Record<string, string>
   const user = Object.fromEntries(files.flatMap((env) => Object.entries(env)).filter(([name]) => !name.startsWith("SUPABASE_")));
   return {
     RESEND_BASE_URL: `http://127.0.0.1:${config.ports.mail}`,
-    OUTBOUND_ALLOWED_HOSTS: LOCAL_OUTBOUND_ALLOWED_HOSTS,
+    OUTBOUND_ALLOWED_HOSTS: localOutboundAllowedHosts(config.ports),
     ...user,
+    OUTBOUND_DENIED_ADDRESSES: localOutboundDeniedAddresses(config.ports),
     SUPABASE_URL: config.apiUrl,
     SUPABASE_ANON_KEY: config.anonKey,
     SUPABASE_SERVICE_ROLE_KEY: config.serviceRoleKey,

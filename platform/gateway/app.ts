@@ -3,8 +3,9 @@ import { stackKeys } from "../auth/signing-keys.ts";
 import type { StackConfig } from "../config.ts";
 import type { FetchHandler } from "../http.ts";
 import { verifyJwt, type VerificationKeys } from "../jwt.ts";
-import { tooLargeAnswer, type GatewayAnswer } from "./error-shapes.ts";
+import { tooLargeAnswer, upstreamError, type GatewayAnswer } from "./error-shapes.ts";
 import { bodyLimits, VERIFIER_PATH } from "./front.ts";
+import { carriesGatewayCredential, GATEWAY_CREDENTIAL_HEADER } from "./internal-credential.ts";
 import { sendWebResponse } from "./node-response.ts";
 
 /**
@@ -21,7 +22,7 @@ export interface GatewayTargets {
 export type GatewayListener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 
 /** Headers that describe one hop and are not handed to a service. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length", "expect", "x-orbita-service"]);
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "host", "content-length", "expect", "x-orbita-service", GATEWAY_CREDENTIAL_HEADER]);
 
 /**
  * A request body read whole, or "too large" when it passed `limit` bytes; undefined for GET and
@@ -72,20 +73,34 @@ function verifierAnswer(authorization: string | undefined, keys: VerificationKey
   }
 }
 
+/** The 401 for a request without the gateway's credential, in the shape of the service it named (a bare one otherwise). */
+function credentialRefusal(service: string | string[] | undefined): GatewayAnswer {
+  const message = "Only the API gateway may call this port; send the request to the gateway";
+  if (service === "auth" || service === "storage" || service === "rest") return upstreamError(service, 401, "no_gateway_credential", message);
+  return { status: 401, headers: { "content-type": "application/json" }, body: JSON.stringify({ message }) };
+}
+
 /**
  * The node half of the local API gateway (what Kong does for `supabase start` on port 54321): it
  * serves auth and storage in-process and verifies bearer tokens for the public half, HAProxy with
  * platform/gateway/front.lua, which listens on the gateway port, carries every duty (routing, key
  * translation, CORS, request ids, caps, rate limits) and sends auth and storage requests here on
  * the internal port with their prefix stripped and the service named in X-Orbita-Service, as it
- * does a data-API request whose body has no Content-Length.
+ * does a data-API request whose body has no Content-Length. Every request must carry the gateway's
+ * `credential` (internal-credential.ts), token verifications included.
  */
-export function createGateway(config: StackConfig, targets: GatewayTargets, keys: VerificationKeys = stackKeys(config)): GatewayListener {
+export function createGateway(config: StackConfig, targets: GatewayTargets, credential: string, keys: VerificationKeys = stackKeys(config)): GatewayListener {
   const limits = bodyLimits();
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const method = incoming.method ?? "GET";
     const path = incoming.url ?? "/";
     const service = incoming.headers["x-orbita-service"];
+    // Anything on the machine can open this port; only the public half holds the credential, so
+    // only its requests (which passed its key checks and rate limits) are served.
+    if (!carriesGatewayCredential(incoming.headers[GATEWAY_CREDENTIAL_HEADER], credential)) {
+      sendAnswer(outgoing, credentialRefusal(service));
+      return;
+    }
     if (service === undefined && path === VERIFIER_PATH) {
       sendWebResponse(outgoing, verifierAnswer(incoming.headers.authorization, keys), {});
       return;

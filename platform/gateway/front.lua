@@ -81,6 +81,11 @@ local function route(path, host)
   return nil
 end
 
+-- The gateway's credential, which the node half demands of the verifier's requests too; from
+-- HAProxy's environment, as haproxy.cfg's rules read it.
+local CREDENTIAL = os.getenv(settings.credentialVariable)
+if CREDENTIAL == nil or CREDENTIAL == "" then error(settings.credentialVariable .. " is not set") end
+
 local SERVICE_ROLE_AUTHORIZATION = "Bearer " .. settings.keys.serviceRole
 local ANON_AUTHORIZATION = "Bearer " .. settings.keys.anon
 
@@ -110,7 +115,7 @@ local function bearerClaims(authorization)
     claimsCount = claimsCount - 1
     return nil
   end
-  local answer = core.httpclient():get({ url = settings.verifierUrl, headers = { ["authorization"] = { authorization } } })
+  local answer = core.httpclient():get({ url = settings.verifierUrl, headers = { ["authorization"] = { authorization }, [settings.credentialHeader] = { CREDENTIAL } } })
   if answer == nil or answer.status ~= 200 then return nil end
   local role, sub, exp = (answer.body or ""):match("^([^\n]*)\n([^\n]*)\n([^\n]*)$")
   if role == nil then return nil end
@@ -290,7 +295,8 @@ core.register_action("orbita_gateway", { "http-req" }, function(txn)
   end
 
   -- Headers are rewritten only where they change: the fixed ones (accept-encoding,
-  -- x-forwarded-*, x-orbita-service) are set by native rules after this action in haproxy.cfg.
+  -- x-forwarded-*, x-orbita-service, the gateway's credential) are set by native rules after this
+  -- action in haproxy.cfg.
   if authorization == nil then
     if sentAuthorization ~= nil then txn.http:req_del_header("authorization") end
   elseif authorization ~= sentAuthorization or authorizationCount > 1 then

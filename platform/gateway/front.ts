@@ -7,7 +7,7 @@
  * percent-escape (`/api/x/%zz`) with its own HTML 400 before any route is chosen, while Supabase's
  * services (and the fuzz suite) expect such a request to reach the service and be answered in its shape.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, type StackConfig } from "../config.ts";
 import { FUNCTIONS_EGRESS_ADDRESS } from "../functions-host/host-config.ts";
@@ -16,6 +16,7 @@ import { waitForPort } from "../process/ports.ts";
 import type { ServiceDefinition } from "../process/supervisor.ts";
 import { loadStorageSettings } from "../storage/settings.ts";
 import { tooLargeAnswer, upstreamError, type GatewayAnswer, type Upstream } from "./error-shapes.ts";
+import { GATEWAY_CREDENTIAL_HEADER, GATEWAY_CREDENTIAL_VARIABLE, readGatewayCredential } from "./internal-credential.ts";
 import { parseTrustedProxies } from "./trusted-proxies.ts";
 
 /** Debian's HAProxy (2.6 on bookworm, built with Lua 5.3). */
@@ -119,6 +120,13 @@ function frontDir(config: StackConfig): string {
   return join(config.runtimeDir, "gateway");
 }
 
+/**
+ * The rule that adds the gateway's credential, replacing any value a client sent. HAProxy expands
+ * the environment variable when it reads its configuration, so the secret is in no file but the
+ * credential's own (internal-credential.ts).
+ */
+const CREDENTIAL_RULE = `  http-request set-header ${GATEWAY_CREDENTIAL_HEADER} "\${${GATEWAY_CREDENTIAL_VARIABLE}}"`;
+
 /** Writes the HAProxy configuration, front.lua's settings and the trusted-proxy map; returns the configuration's path. */
 export function writeFrontConfig(config: StackConfig): string {
   const dir = frontDir(config);
@@ -131,6 +139,9 @@ export function writeFrontConfig(config: StackConfig): string {
   const settings = {
     trustedMap,
     verifierUrl: `http://127.0.0.1:${config.ports.gatewayInner}${VERIFIER_PATH}`,
+    // The credential itself reaches front.lua through HAProxy's environment, as it reaches haproxy.cfg.
+    credentialHeader: GATEWAY_CREDENTIAL_HEADER,
+    credentialVariable: GATEWAY_CREDENTIAL_VARIABLE,
     claimsCapacity: 10_000,
     maxHeadBytes: MAX_REQUEST_HEAD_BYTES,
     keys: { secret: config.secretKey, publishable: config.publishableKey, serviceRole: config.serviceRoleKey, anon: config.anonKey },
@@ -148,6 +159,8 @@ export function writeFrontConfig(config: StackConfig): string {
   const settingsFile = join(dir, "settings.lua");
   // The keys are secrets: the settings file is readable by its owner only.
   writeFileSync(settingsFile, `return ${lua(settings)}\n`, { mode: 0o600 });
+  // writeFileSync's mode applies only to a file it creates; one left by an earlier start keeps its own.
+  chmodSync(settingsFile, 0o600);
   for (const upstream of upstreams) writeFileSync(join(dir, `${upstream}-unreachable.http`), unreachableFile(upstream));
 
   const { ports } = config;
@@ -206,10 +219,13 @@ export function writeFrontConfig(config: StackConfig): string {
       "  http-reuse always",
       // The node half serves auth and storage on one port and tells them apart by this header.
       ...(upstream === "auth" || upstream === "storage" ? [`  http-request set-header x-orbita-service ${upstream}`] : []),
+      // pg-meta and the node half answer only requests carrying the gateway's credential; PostgREST
+      // and the functions host, which check tokens themselves, are never sent it.
+      ...(upstream === "auth" || upstream === "storage" || upstream === "meta" ? [CREDENTIAL_RULE] : []),
     ])),
     ...backend("rest_head", "rest", ["  option http-server-close"]),
     // A data-API body of unknown length, counted against its cap by the node half on its way to PostgREST.
-    ...backend("rest_counted", "rest", ["  http-reuse always", "  http-request set-header x-orbita-service rest"], ports.gatewayInner),
+    ...backend("rest_counted", "rest", ["  http-reuse always", "  http-request set-header x-orbita-service rest", CREDENTIAL_RULE], ports.gatewayInner),
   ];
   const configFile = join(dir, "haproxy.cfg");
   writeFileSync(configFile, `${lines.join("\n")}\n`);
@@ -233,7 +249,7 @@ export function gatewayFrontService(config: StackConfig): ServiceDefinition {
     name: "gateway",
     command: HAPROXY,
     args: ["-db", "-f", configFile],
-    env: HAPROXY_MALLOC,
+    env: { ...HAPROXY_MALLOC, [GATEWAY_CREDENTIAL_VARIABLE]: readGatewayCredential(config) },
     ready: () => waitForPort(config.ports.gateway, "The API gateway"),
   });
 }

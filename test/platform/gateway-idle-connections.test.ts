@@ -1,6 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
+import { GATEWAY_CREDENTIAL_HEADER, readGatewayCredential } from "../../platform/gateway/internal-credential.ts";
 
 // The gateway's public half (HAProxy) reuses its idle connections to the node half (auth and
 // storage) for later requests. Node used to close a connection after 5 s idle, and a request HAProxy
@@ -25,7 +26,8 @@ function request(socket: Socket, path: string): Promise<string> {
     };
     socket.on("data", onData);
     socket.once("error", reject);
-    socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-orbita-service: auth\r\n\r\n`);
+    // As the public half sends it, credential included (the node half refuses requests without it).
+    socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-orbita-service: auth\r\n${GATEWAY_CREDENTIAL_HEADER}: ${readGatewayCredential(loadConfig("test"))}\r\n\r\n`);
   });
 }
 

@@ -3,6 +3,7 @@
  * it for Studio: only the service_role key gets through, and it describes the project's schema.
  */
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../platform/config.ts";
 import { signHs256 } from "../../platform/keys.ts";
 import { env } from "../helpers/env.ts";
 
@@ -25,6 +26,25 @@ describe("pg-meta at /pg/", () => {
     // Nothing was run for the refused callers: /query is refused the same way.
     const query = await fetch(`${pg}/query`, { method: "POST", headers: { apikey: env.anonKey, "content-type": "application/json" }, body: JSON.stringify({ query: "select 1" }) });
     expect(query.status).toBe(403);
+  });
+
+  it("is reachable only through the gateway: its own port refuses a request without the gateway's credential", async () => {
+    const own = `http://127.0.0.1:${loadConfig("test").ports.pgMeta}`;
+    const body = JSON.stringify({ query: "select current_user" });
+    // The repro of issue 29: SQL as postgres on pg-meta's port, with no key at all; and a made-up credential.
+    for (const headers of <Record<string, string>[]>[{}, { "x-orbita-gateway-credential": "guess" }, { apikey: env.secretKey, authorization: `Bearer ${env.serviceRoleKey}` }]) {
+      const refused = await fetch(`${own}/query`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
+      expect(refused.status, JSON.stringify(headers)).toBe(401);
+      expect(await refused.json()).toEqual({ error: "Unauthorized: postgres-meta answers only the API gateway; call /pg/ on the gateway with the service_role key" });
+    }
+    expect((await fetch(`${own}/tables`)).status).toBe(401);
+    // Its metrics app, on the next port, the same.
+    expect((await fetch(`http://127.0.0.1:${loadConfig("test").ports.pgMeta + 1}/metrics`)).status).toBe(401);
+    // Through the gateway with the service_role key, the same query runs; a credential the client
+    // sends is replaced by the gateway's own, so a guess changes nothing either way.
+    const through = await fetch(`${pg}/query`, { method: "POST", headers: { ...asServiceRole, "x-orbita-gateway-credential": "guess", "content-type": "application/json" }, body });
+    expect(through.status).toBe(200);
+    expect(await through.json()).toEqual([{ current_user: "postgres" }]);
   });
 
   it("lists the project's tables with columns and primary keys to the secret key and the service_role JWT", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressAllowed, hostAllowed, nonPublicRange, parseAddress, parseAllowList } from "./addresses.ts";
+import { addressListed, hostListed, nonPublicRange, parseAddress, parseAllowList, parseDeniedAddresses } from "./addresses.ts";
 
 function range(text: string): string | null {
   const address = parseAddress(text);
@@ -61,11 +61,28 @@ describe("nonPublicRange", () => {
   });
 });
 
+/** An entry as `network/bits:ports`, for comparing parsed lists. */
+function describeRanges(text: string): string[] {
+  return parseAllowList(text).ranges.map(({ network, bits, ports }) => `${network.toString()}/${bits}${ports === null ? "" : `:${ports[0]}-${ports[1]}`}`);
+}
+
 describe("the allow-list", () => {
   it("parses ranges, single addresses and host names, separated by commas or spaces", () => {
     const allow = parseAllowList(" 127.0.0.0/8, ::1  localhost,*.internal.test 10.1.2.3 ");
-    expect(allow.hosts).toEqual(["localhost", "*.internal.test"]);
-    expect(allow.ranges.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual(["127.0.0.0/8", "::1/128", "10.1.2.3/32"]);
+    expect(allow.hosts).toEqual([{ pattern: "localhost", ports: null }, { pattern: "*.internal.test", ports: null }]);
+    expect(describeRanges(" 127.0.0.0/8, ::1  localhost,*.internal.test 10.1.2.3 ")).toEqual(["127.0.0.0/8", "::1/128", "10.1.2.3/32"]);
+  });
+
+  it("reads a port or a port range after any entry, IPv6 forms in brackets", () => {
+    expect(describeRanges("127.0.0.1:40000-49999 [::1]:8080 127.0.0.0/8:1024-65535 [fd00::/8]:443 [::1] 10.0.0.0/8:1")).toEqual([
+      "127.0.0.1/32:40000-49999",
+      "::1/128:8080-8080",
+      "127.0.0.0/8:1024-65535",
+      "fd00::/8:443-443",
+      "::1/128",
+      "10.0.0.0/8:1-1",
+    ]);
+    expect(parseAllowList("localhost:3000,*.internal.test:8000-8099").hosts).toEqual([{ pattern: "localhost", ports: [3000, 3000] }, { pattern: "*.internal.test", ports: [8000, 8099] }]);
   });
 
   it("is empty when the variable is unset or blank", () => {
@@ -76,22 +93,42 @@ describe("the allow-list", () => {
   it("refuses an entry it cannot read instead of ignoring it", () => {
     expect(() => parseAllowList("127.0.0.0/99")).toThrow(/OUTBOUND_ALLOWED_HOSTS: "127.0.0.0\/99" is not a CIDR range/);
     expect(() => parseAllowList("local_host!")).toThrow(/neither a host name, an address nor a CIDR range/);
+    for (const entry of ["127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:9-8", "127.0.0.1:", "localhost:http", "[::1]:1-", "127.0.0.0/8:1024-70000", "[::1]:80:81"]) {
+      expect(() => parseAllowList(entry), entry).toThrow(`OUTBOUND_ALLOWED_HOSTS: "${entry}" has a port that is not N or N-M with 1 <= N <= M <= 65535`);
+    }
+    // Without brackets an IPv6 form's last group is never taken for a port.
+    expect(describeRanges("::1:8080")).toEqual(["::1:8080/128"]);
+    expect(() => parseDeniedAddresses("127.0.0.1:x")).toThrow(/^OUTBOUND_DENIED_ADDRESSES: /);
   });
 
   it("matches addresses by range, IPv4-mapped IPv6 included", () => {
     const allow = parseAllowList("127.0.0.0/8");
-    expect(addressAllowed(allow, parseAddress("127.0.0.1")!)).toBe(true);
-    expect(addressAllowed(allow, parseAddress("::ffff:127.0.0.1")!)).toBe(true);
-    expect(addressAllowed(allow, parseAddress("::1")!)).toBe(false);
-    expect(addressAllowed(allow, parseAddress("10.0.0.1")!)).toBe(false);
+    expect(addressListed(allow, parseAddress("127.0.0.1")!)).toBe(true);
+    expect(addressListed(allow, parseAddress("::ffff:127.0.0.1")!)).toBe(true);
+    expect(addressListed(allow, parseAddress("::1")!)).toBe(false);
+    expect(addressListed(allow, parseAddress("10.0.0.1")!)).toBe(false);
   });
 
-  it("matches host names exactly, or sub-domains with *.", () => {
-    const allow = parseAllowList("localhost,*.internal.test");
-    expect(hostAllowed(allow, "localhost")).toBe(true);
-    expect(hostAllowed(allow, "api.internal.test")).toBe(true);
-    expect(hostAllowed(allow, "internal.test")).toBe(false);
-    expect(hostAllowed(allow, "evilinternal.test")).toBe(false);
-    expect(hostAllowed(allow, "localhost.evil.test")).toBe(false);
+  it("matches an entry with ports only on those ports, both ends included", () => {
+    const allow = parseAllowList("127.0.0.0/8:1024-54320,[::1]:3000");
+    const loopback = parseAddress("127.0.0.2")!;
+    expect([1023, 1024, 8080, 54320, 54321, 65535].map((port) => addressListed(allow, loopback, port))).toEqual([false, true, true, true, false, false]);
+    expect(addressListed(allow, parseAddress("::ffff:127.0.0.1")!, 54336)).toBe(false);
+    expect(addressListed(allow, parseAddress("::1")!, 3000)).toBe(true);
+    expect(addressListed(allow, parseAddress("::1")!, 3001)).toBe(false);
+    // Without a port: whether the entry holds the address on some port.
+    expect(addressListed(allow, loopback)).toBe(true);
+  });
+
+  it("matches host names exactly, or sub-domains with *., on their ports", () => {
+    const allow = parseAllowList("localhost,*.internal.test,models.test:8000-8001");
+    expect(hostListed(allow, "localhost")).toBe(true);
+    expect(hostListed(allow, "localhost", 54336)).toBe(true);
+    expect(hostListed(allow, "api.internal.test")).toBe(true);
+    expect(hostListed(allow, "internal.test")).toBe(false);
+    expect(hostListed(allow, "evilinternal.test")).toBe(false);
+    expect(hostListed(allow, "localhost.evil.test")).toBe(false);
+    expect(hostListed(allow, "models.test", 8001)).toBe(true);
+    expect(hostListed(allow, "models.test", 8002)).toBe(false);
   });
 });

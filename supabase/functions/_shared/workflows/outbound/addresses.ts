@@ -1,6 +1,7 @@
 /**
  * Which addresses the service may call: only public unicast addresses, unless the operator's
- * allow-list (`OUTBOUND_ALLOWED_HOSTS`) names the host or a range holding the address. Private
+ * allow-list (`OUTBOUND_ALLOWED_HOSTS`) names the host or a range holding the address, on the
+ * port called; and never what `OUTBOUND_DENIED_ADDRESSES` lists, whatever the allow-list says. Private
  * (RFC 1918), loopback, link-local (cloud metadata at 169.254.169.254), unique-local, CGNAT,
  * multicast, reserved and unspecified addresses are refused, in every spelling: addresses are
  * compared as parsed numbers (ipaddr.js), never as text, and IPv6 forms that carry an IPv4 address
@@ -11,19 +12,33 @@ import { readEnv } from "../../db/env.ts";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** The environment variable holding the allow-list: hosts or CIDR ranges, separated by commas or spaces. */
+/** The environment variable holding the allow-list: entries separated by commas or spaces (parseAddressList). */
 export const ALLOWED_HOSTS_VARIABLE = "OUTBOUND_ALLOWED_HOSTS";
 
-/** What the operator allows beyond public addresses. */
-export interface AllowList {
-  /** Host names (lower case) whose addresses are accepted whatever they are; `*.example.com` covers sub-domains. */
-  hosts: readonly string[];
-  /** Ranges whose addresses are accepted even when private. */
-  ranges: readonly [Address, number][];
+/**
+ * The environment variable holding what is refused whatever the allow-list says, in the same
+ * syntax: the local platform lists its own services' ports there, so a workflow on a stack whose
+ * allow-list opens loopback still cannot call pg-meta, the mail catcher or the dashboard. Hosted
+ * deployments leave it unset.
+ */
+export const DENIED_ADDRESSES_VARIABLE = "OUTBOUND_DENIED_ADDRESSES";
+
+/** Ports an entry covers, both ends included; null covers every port. */
+export type PortRange = readonly [number, number] | null;
+
+/** Host names, address ranges and their ports, as OUTBOUND_ALLOWED_HOSTS or OUTBOUND_DENIED_ADDRESSES list them. */
+export interface AddressList {
+  /** Host names (lower case), each matching any address it resolves to; `*.example.com` covers sub-domains. */
+  hosts: readonly { pattern: string; ports: PortRange }[];
+  /** Address ranges. */
+  ranges: readonly { network: Address; bits: number; ports: PortRange }[];
 }
 
-/** Nothing beyond public addresses: what a hosted deployment runs with. */
-export const EMPTY_ALLOW_LIST: AllowList = { hosts: [], ranges: [] };
+/** What the operator allows beyond public addresses. */
+export type AllowList = AddressList;
+
+/** Nothing listed: the allow-list a hosted deployment runs with, and its (empty) denied list. */
+export const EMPTY_ALLOW_LIST: AddressList = { hosts: [], ranges: [] };
 
 /** Parses an address as the socket layer would see it, or null when `text` is not one. */
 export function parseAddress(text: string): Address | null {
@@ -64,46 +79,107 @@ function hostMatches(pattern: string, host: string): boolean {
   return pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) : host === pattern;
 }
 
-/** True when the allow-list names `host` (lower case, IPv6 without brackets). */
-export function hostAllowed(allow: AllowList, host: string): boolean {
-  return allow.hosts.some((pattern) => hostMatches(pattern, host));
+/** Whether `ports` covers `port`; an undefined port asks about the address alone, whatever the port. */
+function portMatches(ports: PortRange, port: number | undefined): boolean {
+  return ports === null || port === undefined || (port >= ports[0] && port <= ports[1]);
 }
 
-/** True when the allow-list has a range holding `address`. */
-export function addressAllowed(allow: AllowList, address: Address): boolean {
+/** True when the list names `host` (lower case, IPv6 without brackets) on `port`. */
+export function hostListed(list: AddressList, host: string, port?: number): boolean {
+  return list.hosts.some((entry) => hostMatches(entry.pattern, host) && portMatches(entry.ports, port));
+}
+
+/** True when the list has a range holding `address` on `port` (on some port when `port` is undefined). */
+export function addressListed(list: AddressList, address: Address, port?: number): boolean {
   const candidates: Address[] = [address];
   // `::ffff:127.0.0.1` is 127.0.0.1 to the kernel, so an IPv4 range covers it too.
   if (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()) candidates.push((address as ipaddr.IPv6).toIPv4Address());
-  return allow.ranges.some(([network, bits]) => candidates.some((candidate) => candidate.kind() === network.kind() && candidate.match(network, bits)));
+  return list.ranges.some((entry) => portMatches(entry.ports, port) && candidates.some((candidate) => candidate.kind() === entry.network.kind() && candidate.match(entry.network, entry.bits)));
+}
+
+const HOST_NAME = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i;
+
+/** `N` or `N-M`, 1 ≤ N ≤ M ≤ 65535, as a range; undefined when `text` is not one. */
+function parsePorts(text: string): PortRange | undefined {
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
+  if (!match) return undefined;
+  const low = Number(match[1]);
+  const high = match[2] === undefined ? low : Number(match[2]);
+  return low >= 1 && low <= high && high <= 65535 ? [low, high] : undefined;
 }
 
 /**
- * Parses an allow-list: entries separated by commas or white space, each a CIDR range
- * (`127.0.0.0/8`, `::1/128`), a single address (`10.1.2.3`) or a host name (`localhost`,
- * `*.internal.example`). Throws on an entry that is none of these, so a typo is not a silent hole.
+ * Splits an entry into what it names and its ports: `[v6 address or range]:ports`, `name:ports`,
+ * `v4 address or range:ports`, or without `:ports` any of these (an unbracketed IPv6 form, which
+ * has two colons or more, never carries a port).
  */
-export function parseAllowList(text: string | undefined): AllowList {
-  const hosts: string[] = [];
-  const ranges: [Address, number][] = [];
+function splitPorts(entry: string, variable: string): { target: string; ports: PortRange } {
+  const bracketed = /^\[([^\]]+)\](?::(.*))?$/.exec(entry);
+  let target = entry;
+  let portText: string | undefined;
+  if (bracketed) [, target, portText] = bracketed;
+  else if (entry.split(":").length === 2) [target, portText] = entry.split(":");
+  if (portText === undefined) return { target, ports: null };
+  const ports = parsePorts(portText);
+  if (ports === undefined) throw new Error(`${variable}: "${entry}" has a port that is not N or N-M with 1 <= N <= M <= 65535`);
+  return { target, ports };
+}
+
+/**
+ * Parses a list of entries separated by commas or white space, each a CIDR range (`127.0.0.0/8`,
+ * `::1/128`), a single address (`10.1.2.3`, `::1`) or a host name (`localhost`,
+ * `*.internal.example`), optionally followed by a port or port range (`127.0.0.1:8080`,
+ * `127.0.0.0/8:1024-65535`, `[::1]:3000`, `localhost:3000`; an IPv6 form takes brackets before a
+ * port). Without one, an entry covers every port. Throws on an entry it cannot read, naming
+ * `variable`, so a typo is not a silent hole.
+ */
+export function parseAddressList(text: string | undefined, variable: string): AddressList {
+  const hosts: { pattern: string; ports: PortRange }[] = [];
+  const ranges: { network: Address; bits: number; ports: PortRange }[] = [];
   for (const entry of (text ?? "").split(/[\s,]+/).filter(Boolean)) {
-    if (entry.includes("/")) {
-      if (!ipaddr.isValidCIDR(entry)) throw new Error(`${ALLOWED_HOSTS_VARIABLE}: "${entry}" is not a CIDR range`);
-      ranges.push(ipaddr.parseCIDR(entry));
+    const { target, ports } = splitPorts(entry, variable);
+    if (target.includes("/")) {
+      if (!ipaddr.isValidCIDR(target)) throw new Error(`${variable}: "${entry}" is not a CIDR range`);
+      const [network, bits] = ipaddr.parseCIDR(target);
+      ranges.push({ network, bits, ports });
       continue;
     }
-    const address = parseAddress(entry);
-    if (address) ranges.push([address, address.kind() === "ipv4" ? 32 : 128]);
-    else if (/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(entry)) hosts.push(entry.toLowerCase().replace(/\.$/, ""));
-    else throw new Error(`${ALLOWED_HOSTS_VARIABLE}: "${entry}" is neither a host name, an address nor a CIDR range`);
+    const address = parseAddress(target);
+    if (address) ranges.push({ network: address, bits: address.kind() === "ipv4" ? 32 : 128, ports });
+    else if (HOST_NAME.test(target)) hosts.push({ pattern: target.toLowerCase().replace(/\.$/, ""), ports });
+    else throw new Error(`${variable}: "${entry}" is neither a host name, an address nor a CIDR range`);
   }
   return { hosts, ranges };
 }
 
-let fromEnvironment: { text: string | undefined; list: AllowList } | null = null;
+/** Parses an allow-list (OUTBOUND_ALLOWED_HOSTS's syntax, parseAddressList). */
+export function parseAllowList(text: string | undefined): AllowList {
+  return parseAddressList(text, ALLOWED_HOSTS_VARIABLE);
+}
 
-/** The allow-list of this process (`OUTBOUND_ALLOWED_HOSTS`), parsed once per value. */
+/** Parses a denied list (OUTBOUND_DENIED_ADDRESSES, the same syntax). */
+export function parseDeniedAddresses(text: string | undefined): AddressList {
+  return parseAddressList(text, DENIED_ADDRESSES_VARIABLE);
+}
+
+const fromEnvironment = new Map<string, { text: string | undefined; list: AddressList }>();
+
+/** The list an environment variable of this process holds, parsed once per value. */
+function listFromEnv(variable: string): AddressList {
+  const text = readEnv(variable);
+  const known = fromEnvironment.get(variable);
+  if (known !== undefined && known.text === text) return known.list;
+  const list = parseAddressList(text, variable);
+  fromEnvironment.set(variable, { text, list });
+  return list;
+}
+
+/** The allow-list of this process (`OUTBOUND_ALLOWED_HOSTS`). */
 export function allowListFromEnv(): AllowList {
-  const text = readEnv(ALLOWED_HOSTS_VARIABLE);
-  if (fromEnvironment === null || fromEnvironment.text !== text) fromEnvironment = { text, list: parseAllowList(text) };
-  return fromEnvironment.list;
+  return listFromEnv(ALLOWED_HOSTS_VARIABLE);
+}
+
+/** What this process refuses whatever its allow-list says (`OUTBOUND_DENIED_ADDRESSES`). */
+export function deniedListFromEnv(): AddressList {
+  return listFromEnv(DENIED_ADDRESSES_VARIABLE);
 }

@@ -3,7 +3,7 @@ import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMisbehavingServer, type MisbehavingServer } from "../../../../../test/stand-ins/misbehaving-http.ts";
 import { makeTestCertificates, type TestCertificates } from "../../../../../test/stand-ins/tls.ts";
-import { parseAllowList } from "./addresses.ts";
+import { parseAllowList, parseDeniedAddresses } from "./addresses.ts";
 import { checkOutboundUrl, guardedFetch, OutboundError, type OutboundPolicy } from "./guard.ts";
 
 /** Names the tests make up, resolved without DNS. */
@@ -133,6 +133,62 @@ describe("checkOutboundUrl: the private-address corpus", () => {
   });
 });
 
+describe("checkOutboundUrl: ports, and a stack's own services", () => {
+  // Shaped as a local stack configures the guard: loopback open on ranges around the stack's own
+  // ports (54321–54324, 54336, 54346), and those ports denied at every address.
+  const ownPorts = [54321, 54322, 54323, 54324, 54336, 54346];
+  const stack = (allow: string): OutboundPolicy => ({
+    ...policy(allow, { ...NAMES, "localhost.test": ["::1", "127.0.0.1"] }),
+    deny: parseDeniedAddresses(ownPorts.flatMap((port) => [`0.0.0.0/0:${port}`, `[::/0]:${port}`]).join(",")),
+  });
+  const ranges = "127.0.0.0/8:1024-54320,127.0.0.0/8:54325-54335,127.0.0.0/8:54337-54345,127.0.0.0/8:54347-65535,[::1]:1024-54320,[::1]:54347-65535";
+
+  it.each(["http://127.0.0.1:40000/", "http://127.0.0.1:54325/", "http://[::1]:60999/", "http://127.0.0.9:1024/", "http://stand-in.test:54347/", "http://[::ffff:127.0.0.1]:65535/"])("accepts %s, a port the allow-list opens", async (url) => {
+    expect(await checkOutboundUrl(url, stack(ranges))).toMatchObject({ ok: true });
+  });
+
+  it.each(["http://127.0.0.1/", "http://127.0.0.1:22/", "https://127.0.0.1/", "http://[::1]:54330/"])("refuses %s, a loopback port the allow-list leaves closed", async (url) => {
+    const check = await checkOutboundUrl(url, stack(ranges));
+    expect(check).toMatchObject({ ok: false, code: "OUTBOUND_BLOCKED", reason: expect.stringMatching(/ is a loopback address, which workflows may not call on port \d+$/) });
+  });
+
+  it.each(ownPorts.flatMap((port) => [
+    `http://127.0.0.1:${port}/query`,
+    `http://127.0.0.2:${port}/`,
+    `http://[::1]:${port}/`,
+    `http://[::ffff:127.0.0.1]:${port}/`,
+    `http://0x7f000001:${port}/`,
+    `http://0.0.0.0:${port}/`,
+    `http://localhost.test:${port}/`,
+    `http://stand-in.test:${port}/`,
+  ]))("refuses %s, a port of the stack itself, whatever the allow-list says", async (url) => {
+    for (const allow of [ranges, "127.0.0.0/8,::1,0.0.0.0/8", "0.0.0.0/0,::/0", "localhost.test,stand-in.test", "127.0.0.0/8:1-65535"]) {
+      const check = await checkOutboundUrl(url, stack(allow));
+      expect(check, allow).toMatchObject({ ok: false, code: "OUTBOUND_BLOCKED", reason: expect.stringMatching(/^port \d+ of .* is listed in OUTBOUND_DENIED_ADDRESSES \(the local stack's own services\), which workflows may not call$/) });
+    }
+  });
+
+  it("names the address a name resolved to when it refuses a stack's own port", async () => {
+    expect(await checkOutboundUrl("http://stand-in.test:54336/query", stack(ranges))).toEqual({
+      ok: false,
+      code: "OUTBOUND_BLOCKED",
+      reason: "port 54336 of stand-in.test (127.0.0.1) is listed in OUTBOUND_DENIED_ADDRESSES (the local stack's own services), which workflows may not call",
+    });
+  });
+
+  it("refuses a host name the denied list names, on its ports only", async () => {
+    const deny: OutboundPolicy = { ...policy("0.0.0.0/0"), deny: parseDeniedAddresses("public.test:443") };
+    expect(await checkOutboundUrl("https://public.test/", deny)).toMatchObject({ ok: false, code: "OUTBOUND_BLOCKED", reason: expect.stringMatching(/^port 443 of public.test is listed/) });
+    expect(await checkOutboundUrl("http://public.test/", deny)).toMatchObject({ ok: true });
+  });
+
+  it("opens a host name on the listed port only", async () => {
+    expect(await checkOutboundUrl("http://intranet.test:8080/", policy("intranet.test:8080"))).toMatchObject({ ok: true });
+    expect(await checkOutboundUrl("http://intranet.test:8081/", policy("intranet.test:8080"))).toMatchObject({ ok: false, code: "OUTBOUND_BLOCKED" });
+    expect(await checkOutboundUrl("http://intranet.test/", policy("intranet.test:8080"))).toMatchObject({ ok: false, code: "OUTBOUND_BLOCKED" });
+  });
+});
+
 describe("guardedFetch against a misbehaving server", () => {
   let target: MisbehavingServer;
   beforeAll(async () => {
@@ -186,6 +242,14 @@ describe("guardedFetch against a misbehaving server", () => {
     const error = await failure(guardedFetch(`${target.url}/redirect?to=${encodeURIComponent("http://169.254.169.254/latest/meta-data/")}`, { policy: LOCAL }));
     expect(error.code).toBe("OUTBOUND_BLOCKED");
     expect(error.message).toBe("a redirect to http://169.254.169.254/latest/meta-data/ was refused: 169.254.169.254 is a link-local (cloud metadata lives here) address, which workflows may not call");
+  });
+
+  it("refuses a redirect to a port the denied list names, though the target itself is allowed", async () => {
+    const guarded: OutboundPolicy = { ...LOCAL, deny: parseDeniedAddresses("127.0.0.0/8:54336") };
+    expect((await guardedFetch(`${target.url}/json`, { policy: guarded })).status).toBe(200);
+    const error = await failure(guardedFetch(`${target.url}/redirect?to=${encodeURIComponent("http://127.0.0.1:54336/query")}`, { policy: guarded }));
+    expect(error.code).toBe("OUTBOUND_BLOCKED");
+    expect(error.message).toBe("a redirect to http://127.0.0.1:54336/query was refused: port 54336 of 127.0.0.1 is listed in OUTBOUND_DENIED_ADDRESSES (the local stack's own services), which workflows may not call");
   });
 
   it("refuses a redirect from an allowed host to loopback when only that host is allowed", async () => {

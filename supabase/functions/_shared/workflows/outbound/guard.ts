@@ -3,7 +3,8 @@
  * stores, model providers, webhook subscriptions) goes through `guardedFetch`, which
  *  - accepts only absolute http(s) URLs without credentials;
  *  - resolves the host and refuses it when any of its addresses is not public (addresses.ts), unless
- *    `OUTBOUND_ALLOWED_HOSTS` names the host or a range holding the address;
+ *    `OUTBOUND_ALLOWED_HOSTS` names the host or a range holding the address on the URL's port, and
+ *    always when `OUTBOUND_DENIED_ADDRESSES` lists the host or an address on that port;
  *  - connects to the address it checked, so a second DNS answer cannot swap in another one (DNS
  *    rebinding), with TLS still verified against the host name (http1.ts);
  *  - follows redirects itself, checking every hop the same way (at most `maxRedirects`);
@@ -11,7 +12,7 @@
  * Failures are OutboundErrors with a stable code.
  */
 import { lookup } from "node:dns/promises";
-import { addressAllowed, allowListFromEnv, hostAllowed, nonPublicRange, parseAddress, type AllowList } from "./addresses.ts";
+import { addressListed, allowListFromEnv, deniedListFromEnv, hostListed, nonPublicRange, parseAddress, DENIED_ADDRESSES_VARIABLE, EMPTY_ALLOW_LIST, type AddressList, type AllowList } from "./addresses.ts";
 import { OutboundError, type OutboundErrorCode } from "./errors.ts";
 import { exchange, type PinnedResponse } from "./http1.ts";
 
@@ -24,9 +25,11 @@ export const DEFAULT_MAX_REDIRECTS = 5;
 /** Default cap on a response body (after decompression). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
-/** What the guard checks against: the allow-list, and how names resolve (injectable for tests). */
+/** What the guard checks against: the allow-list, what is denied anyway, and how names resolve (injectable for tests). */
 export interface OutboundPolicy {
   allow: AllowList;
+  /** Refused whatever `allow` says (the local stack's own services); nothing when absent. */
+  deny?: AddressList;
   resolve(host: string): Promise<string[]>;
 }
 
@@ -36,9 +39,9 @@ async function resolveHost(host: string): Promise<string[]> {
   return answers.map((answer) => answer.address);
 }
 
-/** The policy of this process: `OUTBOUND_ALLOWED_HOSTS` and the system resolver. */
+/** The policy of this process: `OUTBOUND_ALLOWED_HOSTS`, `OUTBOUND_DENIED_ADDRESSES` and the system resolver. */
 export function defaultOutboundPolicy(): OutboundPolicy {
-  return { allow: allowListFromEnv(), resolve: resolveHost };
+  return { allow: allowListFromEnv(), deny: deniedListFromEnv(), resolve: resolveHost };
 }
 
 /** The outcome of checking a URL. */
@@ -85,15 +88,24 @@ export async function checkOutboundUrl(input: string | URL, policy: OutboundPoli
     }
     if (addresses.length === 0) return { ok: false, code: "OUTBOUND_CONNECTION", reason: `${host} does not resolve` };
   }
-  if (!hostAllowed(policy.allow, host.toLowerCase())) {
-    for (const text of addresses) {
-      const address = parseAddress(text);
-      if (!address) return { ok: false, code: "OUTBOUND_BLOCKED", reason: `${host} resolves to "${text}", which is not an IP address` };
-      const range = nonPublicRange(address);
-      if (range !== null && !addressAllowed(policy.allow, address)) {
-        const what = literal ? `${host} is` : `${host} resolves to ${text},`;
-        return { ok: false, code: "OUTBOUND_BLOCKED", reason: `${what} a ${RANGE_NAMES[range] ?? range} address, which workflows may not call` };
-      }
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  const name = host.toLowerCase();
+  const deny = policy.deny ?? EMPTY_ALLOW_LIST;
+  const denied = (what: string): OutboundCheck => ({ ok: false, code: "OUTBOUND_BLOCKED", reason: `port ${port} of ${what} is listed in ${DENIED_ADDRESSES_VARIABLE} (the local stack's own services), which workflows may not call` });
+  if (hostListed(deny, name, port)) return denied(host);
+  const hostAllowed = hostListed(policy.allow, name, port);
+  for (const text of addresses) {
+    const address = parseAddress(text);
+    if (!address) return { ok: false, code: "OUTBOUND_BLOCKED", reason: `${host} resolves to "${text}", which is not an IP address` };
+    // Checked before the allow-list, and for every address, so no entry of it can open these.
+    if (addressListed(deny, address, port)) return denied(literal ? host : `${host} (${text})`);
+    if (hostAllowed) continue;
+    const range = nonPublicRange(address);
+    if (range !== null && !addressListed(policy.allow, address, port)) {
+      // Loopback open on other ports only: say so, or "may not call" would read as a contradiction.
+      const what = literal ? `${host} is` : `${host} resolves to ${text},`;
+      const elsewhere = addressListed(policy.allow, address) ? ` on port ${port}` : "";
+      return { ok: false, code: "OUTBOUND_BLOCKED", reason: `${what} a ${RANGE_NAMES[range] ?? range} address, which workflows may not call${elsewhere}` };
     }
   }
   return { ok: true, url, address: addresses[0], addresses };
