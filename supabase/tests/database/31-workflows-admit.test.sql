@@ -1,7 +1,7 @@
 -- Workflow service: admit_workflow_run answers every refusal as data, in the documented order, and
 -- records an admitted run with everything it needs.
 begin;
-select plan(63);
+select plan(65);
 
 insert into auth.users (id, email, aud, role) values
   ('a9000000-0000-4000-8000-000000000001', 'owner@admit.test', 'authenticated', 'authenticated'),
@@ -147,9 +147,15 @@ select is(pg_temp.admit('webhook', 'a9500000-0000-4000-8000-000000000001', 'webh
 select is(pg_temp.admit('schedule', 'a9500000-0000-4000-8000-000000000001', 'schedule', 'sync') -> 'rateLimit', 'null'::jsonb, 'Schedule runs have no rate limit');
 
 -- Manual runs run the draft, as a content-hashed snapshot.
-select is(pg_temp.admit('manual', 'a9500000-0000-4000-8000-000000000002', 'manual', 'sync', null, 'a9000000-0000-4000-8000-000000000002') - array['executionId', 'createdAt', 'leaseExpiresAt', 'usage', 'snapshot', 'environment', 'workflow'],
-  '{"status": 200, "outcome": "admitted", "runStatus": "running", "trigger": "manual", "mode": "sync", "attempt": 1, "input": null, "deployment": null, "rateLimit": null}'::jsonb,
-  'An editor runs an undeployed draft manually, with no rate limit');
+select is(pg_temp.admit('manual', 'a9500000-0000-4000-8000-000000000002', 'manual', 'sync', null, 'a9000000-0000-4000-8000-000000000002') - array['executionId', 'createdAt', 'leaseExpiresAt', 'usage', 'snapshot', 'environment', 'workflow', 'rateLimit'],
+  '{"status": 200, "outcome": "admitted", "runStatus": "running", "trigger": "manual", "mode": "sync", "attempt": 1, "input": null, "deployment": null}'::jsonb,
+  'An editor runs an undeployed draft manually');
+select is((pg_temp.answer('manual') -> 'rateLimit' ->> 'limit')::integer,
+  (select m.sync_limit from workflows_private.account_meters m join public.workspaces w on w.billing_account_id = m.billing_account_id
+   join public.workflows f on f.workspace_id = w.id where f.id = 'a9500000-0000-4000-8000-000000000002'),
+  'spending a token of the synchronous bucket, as every synchronous run does');
+select is(pg_temp.answer('manual') -> 'workflow' ->> 'billingAccountId', (select billing_account_id::text from public.workspaces w join public.workflows f on f.workspace_id = w.id where f.id = 'a9500000-0000-4000-8000-000000000002'),
+  'and the run names the billing account it is charged to, for the sandbox''s fair share');
 select is(pg_temp.answer('manual') -> 'snapshot' -> 'state', (select workflows_private.state_without_layout(state) from public.workflows where id = 'a9500000-0000-4000-8000-000000000002'),
   'It gets the draft (without layout) as a snapshot');
 update public.workflows set state = jsonb_set(state, '{blocks,api,position}', '{"x": 300, "y": 20}') where id = 'a9500000-0000-4000-8000-000000000002';
