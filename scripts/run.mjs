@@ -17,12 +17,13 @@ if (!(command in commands)) {
 const installed = join(root, "node_modules", ".package-lock.json");
 const lock = join(root, "package-lock.json");
 if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtimeMs) {
-  // `npm install`, not `npm ci`: registries that serve only this platform's binaries leave the other
-  // platforms' optional packages (deno, supabase CLI) out of the lock, which `npm ci` rejects.
-  console.log("  • Installing npm packages (npm install, as locked)…");
-  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, stdio: "inherit" });
+  // `npm ci`, not `npm install`: it installs exactly what the lock holds and never rewrites it, so a
+  // fresh checkout stays unmodified. The lock lists every platform's optional packages (deno, the
+  // supabase CLI); npm installs only the ones that match this machine.
+  console.log("  • Installing npm packages (npm ci, exactly as locked)…");
+  const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) {
-    console.error("✗ npm install failed. Check your network access to the npm registry and run the command again.");
+    console.error("✗ npm ci failed. Check your network access to the npm registry and run the command again.");
     process.exit(1);
   }
 }
