@@ -1,6 +1,6 @@
 // A newcomer's first session against `npm start`: sign up, sign in, read the data API, upload a
 // file and invoke an edge function, all with supabase-js as any Supabase app would.
-// Run it with: node_modules/.bin/tsx examples/client/quickstart.ts
+// Run it with: npm exec tsx examples/client/quickstart.ts
 import { createClient } from "@supabase/supabase-js";
 import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
