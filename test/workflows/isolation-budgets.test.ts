@@ -144,18 +144,16 @@ describe("size budgets and limits", () => {
   });
 
   it("refuses Response headers that HTTP cannot carry, naming the Response block", async () => {
-    const badName = await create(
+    // A header name HTTP refuses is refused when the workflow is saved; a value only known at run
+    // time (a reference) is checked when the Response answers.
+    await expect(create(
       "Bad header name",
       new WorkflowBuilder()
         .block("start", "manual_trigger", {}, { name: "Start" })
         .block("answer", "response", { headers: { "Bad Header\n": "x" } }, { name: "Answer" })
         .chain("start", "answer")
         .build(),
-    );
-    const name = await run(badName);
-    expect(name.status).toBe(500);
-    expect(name.body).toMatchObject({ errorCode: "BLOCK_FAILED", failedBlock: { id: "answer", type: "response" } });
-    expect(name.body.error).toMatch(/^Block "Answer" \(response\): header name "Bad Header\\n" is not a valid HTTP field name/);
+    )).rejects.toMatchObject({ message: expect.stringContaining("Answer") });
 
     const injected = await create(
       "Injected header value",

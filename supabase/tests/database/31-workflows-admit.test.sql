@@ -112,7 +112,8 @@ select throws_ok($$select public.admit_workflow_run('a9500000-0000-4000-8000-000
 select is(pg_temp.admit('editor run', 'a9500000-0000-4000-8000-000000000001', 'api', 'sync', pg_temp.key('editor'), p_input => '{"ignored": true}')
     - array['executionId', 'createdAt', 'leaseExpiresAt', 'rateLimit', 'usage', 'deployment'],
   jsonb_build_object('status', 200, 'outcome', 'admitted', 'runStatus', 'running', 'trigger', 'api', 'mode', 'sync', 'attempt', 1, 'input', null, 'snapshot', null,
-    'workflow', jsonb_build_object('id', 'a9500000-0000-4000-8000-000000000001', 'name', 'Deployed', 'workspaceId', (select id from ws)),
+    'workflow', jsonb_build_object('id', 'a9500000-0000-4000-8000-000000000001', 'name', 'Deployed', 'workspaceId', (select id from ws),
+      'billingAccountId', (select w.billing_account_id from public.workspaces w where w.id = (select id from ws))),
     'environment', '{"version": 1, "variables": {"GREETING": "hello"}}'::jsonb),
   'An editor''s key runs the workflow: the run, its workflow and the decrypted environment');
 select is(pg_temp.answer('editor run') -> 'deployment', (select jsonb_build_object('id', d.id, 'version', 1, 'state', d.state) from public.workflow_deployments d where d.id = (select id from dep)),
