@@ -154,7 +154,7 @@ describe("the chat page in Chromium", () => {
     const wrong = page.waitForResponse((response) => response.url().endsWith("/otp/verify"));
     await page.getByRole("button", { name: "Verify code" }).click();
     expect((await wrong).status()).toBe(401);
-    expect(await page.getByRole("alert").filter({ hasText: "Wrong code" }).innerText()).toBe("Wrong code; 4 attempts left");
+    expect(await page.getByRole("alert").filter({ hasText: "Wrong code" }).innerText()).toBe("Wrong code; 4 attempts left before a 15-minute lock-out");
 
     await page.getByLabel("Code").fill(code);
     const verified = page.waitForResponse((response) => response.url().endsWith("/otp/verify"));
