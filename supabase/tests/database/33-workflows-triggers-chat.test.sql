@@ -1,7 +1,7 @@
 -- Workflow service: chat deployments, their three access modes with limited attempts, and the
 -- admission of a chat message with its conversation.
 begin;
-select plan(48);
+select plan(64);
 
 insert into auth.users (id, email, aud, role) values
   ('b0000000-0000-4000-8000-000000000001', 'owner@chat.test', 'authenticated', 'authenticated'),
@@ -97,13 +97,32 @@ select is(public.chat_password_login('helper', 'correct horse battery', '10.0.0.
   'Even the right password waits out the lock-out, which says how long is left');
 select is(public.chat_password_login('helper', 'correct horse battery', '10.0.0.2', '2030-01-01 10:10Z') ->> 'subject', 'password',
   'Another client is not locked out');
-select is(public.chat_password_login('helper', 'correct horse battery', '10.0.0.1', '2030-01-01 10:20Z') ->> 'status', '200', 'After the lock-out the right password opens a session');
-select is(public.admit_chat_run('helper', jsonb_build_object('chatId', (select id from public.chat_deployments where identifier = 'helper'), 'subject', 'password', 'authVersion', 2),
+insert into chats select 'login', public.chat_password_login('helper', 'correct horse battery', '10.0.0.1', '2030-01-01 10:20Z');
+select is((select body ->> 'status' from chats where label = 'login'), '200', 'After the lock-out the right password opens a session');
+select ok((select body ->> 'sessionId' ~ '^[0-9a-f-]{36}$' from chats where label = 'login'), 'with a server-side session id for the cookie to carry');
+select is(public.admit_chat_run('helper', (select body - 'status' from chats where label = 'login'),
   'Hello', 'conv-3') ->> 'status', '200', 'A session of the current version is admitted');
-select is(public.admit_chat_run('helper', jsonb_build_object('chatId', (select id from public.chat_deployments where identifier = 'helper'), 'subject', 'password', 'authVersion', 1),
+select is(public.admit_chat_run('helper', (select body - 'status' || '{"authVersion": 1}' from chats where label = 'login'),
   'Hello', 'conv-3') ->> 'code', 'AUTH_REQUIRED', 'A session made before the access changed is refused');
-select is(public.admit_chat_run('helper', jsonb_build_object('chatId', (select id from public.chat_deployments where identifier = 'helper'), 'subject', 'password', 'authVersion', 2),
+select is(public.admit_chat_run('helper', (select body - 'status' - 'sessionId' from chats where label = 'login'),
+  'Hello', 'conv-3') ->> 'code', 'AUTH_REQUIRED', 'A session without a server-side id (a cookie from before ids) is refused');
+select is(public.admit_chat_run('helper', (select body - 'status' || '{"sessionId": "not-a-uuid"}' from chats where label = 'login'),
+  'Hello', 'conv-3') ->> 'code', 'AUTH_REQUIRED', 'and so is a session id that is not one, without an error');
+select is(public.admit_chat_run('helper', (select body - 'status' from chats where label = 'login'),
   'Hello', 'conv-1') ->> 'code', 'CONVERSATION_FORBIDDEN', 'A conversation started by someone else cannot be continued');
+select ok(public.chat_session_active('helper', (select body ->> 'sessionId' from chats where label = 'login')), 'The page finds the session open');
+select public.end_chat_session('helper', (select body ->> 'sessionId' from chats where label = 'login'));
+select ok(not public.chat_session_active('helper', (select body ->> 'sessionId' from chats where label = 'login')), 'Logging out ends the session');
+select is(public.admit_chat_run('helper', (select body - 'status' from chats where label = 'login'),
+  'Hello', 'conv-3') ->> 'code', 'AUTH_REQUIRED', 'and its cookie, however well signed, admits no message any more');
+
+-- 25 wrong passwords from any addresses (each under its own limit of 5) close the chat's sign-ins.
+select public.chat_password_login('helper', 'wrong', '10.9.0.' || (n % 7), '2030-01-01 14:00Z') from generate_series(1, 24) n;
+select is(public.chat_password_login('helper', 'wrong', '10.9.1.1', '2030-01-01 14:01Z') ->> 'code', 'TOO_MANY_ATTEMPTS',
+  'The 25th wrong password of a chat, from any address, closes its sign-ins');
+select is(public.chat_password_login('helper', 'correct horse battery', '10.9.2.1', '2030-01-01 14:05Z') ->> 'retryAfter', '660',
+  'so a guesser spread over many addresses is capped per chat: even the right password waits, told how long');
+select is(public.chat_password_login('helper', 'correct horse battery', '10.9.2.1', '2030-01-01 14:17Z') ->> 'status', '200', 'and it reopens after 15 minutes');
 select is(public.chat_request_code('helper', 'ana@example.com') ->> 'code', 'WRONG_AUTH_MODE', 'A password chat sends no codes');
 
 -- E-mail chats -------------------------------------------------------------------------------------
@@ -112,9 +131,12 @@ reset role;
 select pg_temp.act_as('b0000000-0000-4000-8000-000000000001');
 insert into chats select 'email', public.deploy_chat('b1000000-0000-4000-8000-000000000001', 'helper', 'Helper', 'email', null, array['Ana@Example.com', '@team.example']);
 reset role;
+select is((select count(*)::int from workflows_private.chat_lockouts l join public.chat_deployments c on c.id = l.chat_id where c.identifier = 'helper'), 0,
+  'Changing the access forgets the old access''s lock-outs');
 select is((select body -> 'allowedEmails' from chats where label = 'email'), '["@team.example", "ana@example.com"]'::jsonb, 'An e-mail chat keeps its allow-list in lower case');
 select pg_temp.as_service();
-select is(public.chat_request_code('helper', 'eve@example.com') ->> 'code', 'EMAIL_NOT_ALLOWED', 'An address not allowed gets no code');
+select is(public.chat_request_code('helper', 'eve@example.com', '2030-01-01 10:00Z'), '{"status": 202, "email": "eve@example.com", "expiresAt": "2030-01-01T10:15:00+00:00"}'::jsonb,
+  'An address not allowed gets no code, in the very answer an allowed address gets without one');
 select is(public.chat_request_code('helper', 'not an address') ->> 'code', 'INVALID_EMAIL', 'nor does a malformed one');
 insert into chats select 'code1', public.chat_request_code('helper', 'bob@team.example', '2030-01-01 10:00Z');
 select ok((select body ->> 'code' ~ '^[0-9]{6}$' and body ->> 'expiresAt' = '2030-01-01T10:15:00+00:00' from chats where label = 'code1'),
@@ -124,30 +146,45 @@ select ok((select code_hash <> convert_to(body ->> 'code', 'UTF8') from workflow
 select pg_temp.as_service();
 select public.chat_request_code('helper', 'bob@team.example', '2030-01-01 10:01Z');
 insert into chats select 'code3', public.chat_request_code('helper', 'bob@team.example', '2030-01-01 10:02Z');
-select is(public.chat_request_code('helper', 'bob@team.example', '2030-01-01 10:03Z') - 'error',
-  '{"status": 429, "outcome": "refused", "code": "TOO_MANY_CODES", "retryAfter": 720}'::jsonb, 'A fourth code within 15 minutes is refused, saying when to ask again');
-select is(public.chat_verify_code('helper', 'bob@team.example', (select body ->> 'code' from chats where label = 'code1'), '2030-01-01 10:04Z') ->> 'code',
+select is(public.chat_request_code('helper', 'bob@team.example', '2030-01-01 10:03Z'), '{"status": 202, "email": "bob@team.example", "expiresAt": "2030-01-01T10:18:00+00:00"}'::jsonb,
+  'A fourth code within 15 minutes is not sent, with the answer an outsider gets');
+select is(public.chat_verify_code('helper', 'bob@team.example', (select body ->> 'code' from chats where label = 'code1'), '10.0.0.1', '2030-01-01 10:04Z') ->> 'code',
   case when (select body ->> 'code' from chats where label = 'code1') = (select body ->> 'code' from chats where label = 'code3') then null else 'INVALID_CODE' end,
   'A newer code replaces the older ones');
-select is(public.chat_verify_code('helper', 'BOB@team.example', (select body ->> 'code' from chats where label = 'code3'), '2030-01-01 10:05Z') - 'chatId',
+insert into chats select 'bob', public.chat_verify_code('helper', 'BOB@team.example', (select body ->> 'code' from chats where label = 'code3'), '10.0.0.1', '2030-01-01 10:05Z');
+select is((select body - 'chatId' - 'sessionId' from chats where label = 'bob'),
   '{"status": 200, "subject": "bob@team.example", "authVersion": 3}'::jsonb, 'The live code opens a session for its address');
-select is(public.chat_verify_code('helper', 'bob@team.example', (select body ->> 'code' from chats where label = 'code3'), '2030-01-01 10:06Z') ->> 'code', 'CODE_EXPIRED',
+select is(public.chat_verify_code('helper', 'bob@team.example', (select body ->> 'code' from chats where label = 'code3'), '10.0.0.1', '2030-01-01 10:06Z') ->> 'code', 'CODE_EXPIRED',
   'A code works once');
 insert into chats select 'code4', public.chat_request_code('helper', 'ana@example.com', '2030-01-01 11:00Z');
-select is(public.chat_verify_code('helper', 'ana@example.com', (select body ->> 'code' from chats where label = 'code4'), '2030-01-01 11:16Z') ->> 'code', 'CODE_EXPIRED',
+select is(public.chat_verify_code('helper', 'ana@example.com', (select body ->> 'code' from chats where label = 'code4'), '10.0.0.1', '2030-01-01 11:16Z') ->> 'code', 'CODE_EXPIRED',
   'A code expires after 15 minutes');
 insert into chats select 'code5', public.chat_request_code('helper', 'ana@example.com', '2030-01-01 12:00Z');
-select public.chat_verify_code('helper', 'ana@example.com', 'x', '2030-01-01 12:01Z');
-select public.chat_verify_code('helper', 'ana@example.com', 'x', '2030-01-01 12:01Z');
-select public.chat_verify_code('helper', 'ana@example.com', 'x', '2030-01-01 12:01Z');
-select is(public.chat_verify_code('helper', 'ana@example.com', 'x', '2030-01-01 12:01Z') - 'status' - 'outcome',
-  '{"code": "INVALID_CODE", "error": "Wrong code; 1 attempt left", "attemptsLeft": 1}'::jsonb, 'Wrong codes are counted');
-select is(public.chat_verify_code('helper', 'ana@example.com', 'x', '2030-01-01 12:02Z') ->> 'code', 'TOO_MANY_ATTEMPTS', 'The fifth wrong code locks the address out');
-select is(public.chat_verify_code('helper', 'ana@example.com', (select body ->> 'code' from chats where label = 'code5'), '2030-01-01 12:03Z') ->> 'retryAfter', '840',
-  'the code is void, even the right one waits, told how long');
-select is(public.chat_request_code('helper', 'ana@example.com', '2030-01-01 12:10Z') ->> 'code', 'TOO_MANY_ATTEMPTS', 'and no new code is sent until the lock-out ends');
-select is(public.admit_chat_run('helper', jsonb_build_object('chatId', (select id from public.chat_deployments where identifier = 'helper'), 'subject', 'bob@team.example', 'authVersion', 3),
+select public.chat_verify_code('helper', 'ana@example.com', 'x', '10.6.6.6', '2030-01-01 12:01Z');
+select public.chat_verify_code('helper', 'ana@example.com', 'x', '10.6.6.6', '2030-01-01 12:01Z');
+select public.chat_verify_code('helper', 'ana@example.com', 'x', '10.6.6.6', '2030-01-01 12:01Z');
+select is(public.chat_verify_code('helper', 'ana@example.com', 'x', '10.6.6.6', '2030-01-01 12:01Z') - 'status' - 'outcome',
+  '{"code": "INVALID_CODE", "error": "Wrong code; 1 attempt left before a 15-minute lock-out", "attemptsLeft": 1}'::jsonb, 'Wrong codes are counted per client address');
+select is(public.chat_verify_code('helper', 'ana@example.com', 'x', '10.6.6.6', '2030-01-01 12:02Z') ->> 'code', 'TOO_MANY_ATTEMPTS', 'The fifth wrong code locks that client out');
+select is(public.chat_verify_code('helper', 'ana@example.com', (select body ->> 'code' from chats where label = 'code5'), '10.6.6.6', '2030-01-01 12:03Z') ->> 'retryAfter', '840',
+  'even with the right code, told how long');
+select is(public.chat_verify_code('helper', 'ana@example.com', (select body ->> 'code' from chats where label = 'code5'), '10.0.0.7', '2030-01-01 12:04Z') ->> 'subject', 'ana@example.com',
+  'but the code is not void and its owner, from her own address, is not locked out');
+select is(public.admit_chat_run('helper', (select body - 'status' from chats where label = 'bob'),
   'Hello', 'conv-bob') ->> 'status', '200', 'A session of an allowed address is admitted');
+insert into chats select 'code6', public.chat_request_code('helper', 'ana@example.com', '2030-01-01 13:00Z');
+select public.chat_verify_code('helper', 'ana@example.com', 'x', '10.8.0.' || (n % 6), '2030-01-01 13:01Z') from generate_series(1, 24) n;
+select is(public.chat_verify_code('helper', 'ana@example.com', 'x', '10.8.1.1', '2030-01-01 13:02Z') ->> 'code', 'TOO_MANY_ATTEMPTS',
+  'The 25th wrong code of a chat, from any addresses, closes its sign-ins');
+select is(public.chat_verify_code('helper', 'ana@example.com', (select body ->> 'code' from chats where label = 'code6'), '10.8.2.1', '2030-01-01 13:03Z') ->> 'code', 'TOO_MANY_ATTEMPTS',
+  'so a spread-out guesser is capped per chat: even the right code waits');
+select is(public.chat_request_code('helper', 'ana@example.com', '2030-01-01 13:04Z') ->> 'status', '202', 'A code request is still answered 202');
+reset role;
+insert into workflows_private.chat_sessions (chat_id, subject, created_at, expires_at)
+  select id, 'old@team.example', '2030-01-01 00:00Z', '2030-01-02 00:00Z' from public.chat_deployments where identifier = 'helper';
+select workflows_private.expire_chat_records('2030-01-03 00:00Z');
+select is((select count(*)::int from workflows_private.chat_sessions where subject = 'old@team.example'), 0, 'Expired sessions are deleted daily');
+select pg_temp.as_service();
 
 -- Who may call the endpoint's functions ------------------------------------------------------------
 
@@ -155,6 +192,8 @@ reset role;
 select pg_temp.act_as('b0000000-0000-4000-8000-000000000001');
 select throws_ok($$select public.chat_request_code('helper', 'ana@example.com')$$, '42501', null, 'Only the service role issues codes (the answer holds the code)');
 select throws_ok($$select public.admit_chat_run('helper', null, 'Hello', 'c')$$, '42501', null, 'and admits chat runs');
+select throws_ok($$select public.end_chat_session('helper', gen_random_uuid()::text)$$, '42501', null, 'and ends sessions');
+select throws_ok($$select public.chat_session_active('helper', gen_random_uuid()::text)$$, '42501', null, 'and tells whether one is open');
 select public.undeploy_chat('b1000000-0000-4000-8000-000000000001');
 reset role;
 select is((select count(*)::int from public.chat_deployments), 0, 'Undeploying the chat removes it');

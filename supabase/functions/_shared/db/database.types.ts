@@ -953,11 +953,14 @@ isOneToOne: false
 "chat_request_code":
 { Args: { "p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
                            },
+"chat_session_active":
+{ Args: { "p_identifier": string,"p_now"?: string,"p_session_id": string }; Returns: boolean
+                           },
 "chat_target":
 { Args: { "p_identifier": string }; Returns: Json
                            },
 "chat_verify_code":
-{ Args: { "p_code": string,"p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
+{ Args: { "p_client": string,"p_code": string,"p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
                            },
 "claim_webhook_deliveries":
 { Args: { "p_batch_size"?: number,"p_visibility_timeout"?: number }; Returns: Json
@@ -1012,6 +1015,9 @@ isOneToOne: false
       } },
 "diff_workflow_deployment":
 { Args: { "p_compare_to"?: number,"p_version"?: number,"p_workflow_id": string }; Returns: Json
+                           },
+"end_chat_session":
+{ Args: { "p_identifier": string,"p_session_id": string }; Returns: undefined
                            },
 "finish_workflow_run":
 { Args: { "p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MASK, secretRedactor } from "./redaction.ts";
+import { inputTexts, MASK, secretRedactor } from "./redaction.ts";
 
 const TOKEN = "sk_live_Ab3/9+xYz";
 
@@ -66,5 +66,33 @@ describe("secret redaction", () => {
     expect(copy.a).toBe(copy.b);
     expect(copy.a).toEqual({ token: MASK });
     expect(copy.when).toBeInstanceOf(Date);
+  });
+
+  it("leaves an echo of the run's input as typed, so masking tells no guesser they were right", () => {
+    const right = secretRedactor([TOKEN], { echoes: [TOKEN] });
+    const wrong = secretRedactor([TOKEN], { echoes: ["sk_live_guess"] });
+    expect(right.redactText(`You said: ${TOKEN}`)).toBe(`You said: ${TOKEN}`);
+    expect(wrong.redactText("You said: sk_live_guess")).toBe("You said: sk_live_guess");
+    expect(right.redact({ echo: TOKEN })).toEqual({ echo: TOKEN });
+    // A guess inside a longer message is its echo too.
+    const inside = secretRedactor([TOKEN], { echoes: [`is it ${TOKEN}?`] });
+    expect(inside.redactText(`You said: is it ${TOKEN}?`)).toBe(`You said: is it ${TOKEN}?`);
+  });
+
+  it("still masks a secret the echo only overlaps or does not contain", () => {
+    const redactor = secretRedactor([TOKEN, "prod"], { echoes: ["sk_live", "Ab3/9+xYz and more", "a"] });
+    expect(redactor.redactText(`key ${TOKEN}`)).toBe(`key ${MASK}`);
+    expect(redactor.redactText(`sk_live then ${TOKEN} and more`)).toBe(`sk_live then ${MASK} and more`);
+    expect(redactor.redactText("env prod, said a")).toBe(`env ${MASK}, said a`);
+    const both = secretRedactor([TOKEN], { echoes: ["hello"] });
+    expect(both.redactText(`hello ${TOKEN} hello`)).toBe(`hello ${MASK} hello`);
+  });
+
+  it("collects an input's texts without recursion, bounded", () => {
+    expect(inputTexts({ message: "hi", history: [{ role: "user", content: "before" }], n: 1 }).sort()).toEqual(["before", "hi", "user"]);
+    let deep: unknown = "bottom";
+    for (let level = 0; level < 100_000; level++) deep = [deep];
+    expect(inputTexts(deep)).toEqual(["bottom"]);
+    expect(inputTexts(Array.from({ length: 5000 }, (_, index) => String(index)), 10)).toHaveLength(10);
   });
 });

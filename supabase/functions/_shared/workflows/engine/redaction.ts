@@ -14,6 +14,14 @@
  *  - 1 to 3 characters: only a string that is exactly the value.
  * Masking stops accidental disclosure. It cannot stop code written to disguise a value (reversed,
  * split into characters): whoever may edit a workflow can use its secrets.
+ *
+ * Echoes of the run's own input are not masked. Whoever sent the input (a chat user, a webhook's
+ * caller) knows what they typed; masking a secret inside the echo of it would tell them their
+ * guess of a secret was right (`***` back for the right value, their text back for a wrong one).
+ * So an occurrence of a secret lying wholly inside an occurrence of an input text is left as it
+ * is; one that only overlaps it (typing `a` does not unmask `abcdefgh`) is masked as ever. This
+ * is a text rule, not provenance: a run that echoes its input *and* shows the secret itself lets
+ * a sender who typed the right value see it shown where a wrong guess sees `***` (docs/security.md).
  */
 
 /** What replaces a secret. */
@@ -73,10 +81,40 @@ function embeddedForms(value: string): string[] {
   return forms.filter((form) => form.length >= MIN_EMBEDDED_SECRET_LENGTH);
 }
 
+/** The input texts a redactor leaves alone wherever they are echoed (see the module comment). */
+export interface EchoOptions {
+  /** The run's input texts (a chat message, a webhook body's strings). */
+  echoes?: Iterable<string>;
+}
+
+/** Where `needle` occurs in `text`, as [start, end) intervals. */
+function occurrences(text: string, needle: string): [number, number][] {
+  const found: [number, number][] = [];
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) found.push([at, at + needle.length]);
+  return found;
+}
+
+/** The strings of a run's input, for EchoOptions: iterative (input may be deep) and bounded. */
+export function inputTexts(input: unknown, limit = 1000): string[] {
+  const texts: string[] = [];
+  const stack: unknown[] = [input];
+  while (stack.length > 0 && texts.length < limit) {
+    const value = stack.pop();
+    if (typeof value === "string") texts.push(value);
+    else if (Array.isArray(value)) stack.push(...value);
+    else if (value !== null && typeof value === "object") stack.push(...Object.values(value));
+  }
+  return texts;
+}
+
 /** A redactor for these secret values (empty ones are ignored); idle when there are none. */
-export function secretRedactor(secrets: Iterable<string>): Redactor {
+export function secretRedactor(secrets: Iterable<string>, options: EchoOptions = {}): Redactor {
   const values = [...new Set(secrets)].filter((value) => value.length > 0);
   if (values.length === 0) return IDLE;
+  // Only echoes that could hold a secret matter; the rest would cost a search for nothing.
+  const minimum = Math.min(...values.map((value) => value.length));
+  const echoes = [...new Set(options.echoes ?? [])].filter((echo) => echo.length >= minimum);
+  const echoSet = new Set(echoes);
   const whole = new Set(values);
   const numeric = new Set(values.filter((value) => value.length >= MIN_WORD_SECRET_LENGTH));
   // Longest first, so a secret containing another is masked whole.
@@ -89,9 +127,39 @@ export function secretRedactor(secrets: Iterable<string>): Redactor {
   const shortest = Math.min(...embedded.map((form) => form.length), ...words.map(({ word }) => word.length));
 
   // `includes` first: most text holds no secret, and a plain search is far cheaper than a pattern.
+  /**
+   * Masks `text` where it echoes some input: each secret occurrence (every form, every word match)
+   * is found in the original text, those lying wholly inside an echoed span are kept, and the rest,
+   * merged where they overlap, become MASK.
+   */
+  const redactAroundEchoes = (text: string, spans: [number, number][]): string => {
+    const hits: [number, number][] = [];
+    for (const form of embedded) hits.push(...occurrences(text, form));
+    for (const { pattern } of words) for (const match of text.matchAll(pattern)) hits.push([match.index, match.index + match[0].length]);
+    const masked = hits.filter(([start, end]) => !spans.some(([from, to]) => from <= start && end <= to)).sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    const merged: [number, number][] = [];
+    for (const [start, end] of masked) {
+      const last = merged.at(-1);
+      if (last && start < last[1]) last[1] = Math.max(last[1], end);
+      else merged.push([start, end]);
+    }
+    let out = "";
+    let at = 0;
+    for (const [start, end] of merged) {
+      out += text.slice(at, start) + MASK;
+      at = end;
+    }
+    return out + text.slice(at);
+  };
+
   const redactText = (text: string): string => {
+    if (echoSet.has(text)) return text;
     if (whole.has(text)) return MASK;
     if (text.length < shortest) return text;
+    if (echoes.length > 0) {
+      const spans = echoes.flatMap((echo) => (echo.length <= text.length ? occurrences(text, echo) : []));
+      if (spans.length > 0) return redactAroundEchoes(text, spans);
+    }
     let masked = text;
     for (const form of embedded) if (masked.includes(form)) masked = masked.replaceAll(form, MASK);
     for (const { word, pattern } of words) if (masked.includes(word)) masked = masked.replace(pattern, MASK);
@@ -110,7 +178,7 @@ export function secretRedactor(secrets: Iterable<string>): Redactor {
   };
   const walk = (value: unknown): unknown => {
     if (typeof value === "string") return cachedText(value);
-    if (typeof value === "number") return numeric.has(String(value)) ? MASK : value;
+    if (typeof value === "number") return numeric.has(String(value)) && !echoSet.has(String(value)) ? MASK : value;
     if (value === null || typeof value !== "object") return value;
     const done = copies.get(value);
     if (done !== undefined) return done;

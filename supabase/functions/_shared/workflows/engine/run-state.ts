@@ -11,7 +11,7 @@ import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, ExecutionSnapshot, ExecutorServices, ModelUsage, TraceSpan, TriggerRequest } from "./context.ts";
 import type { Replay } from "./durable.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
-import { secretRedactor, type Redactor } from "./redaction.ts";
+import { inputTexts, secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "./resolver.ts";
 
 /** Where the context reports each choosing block type's decisions: one entry per group, even when none ran. */
@@ -98,6 +98,14 @@ export class Run {
   private readonly secrets: Set<string>;
   /** Streams need no holding back when no secret is longer than one character. */
   private longestSecret = 0;
+  /** The input's texts, whose echoes are never masked (redaction.ts explains why). */
+  private readonly echoes: string[];
+  /**
+   * Echoes holding a secret, which a stream sends whole (held back like a secret) so that the
+   * echo's span is seen in one piece and left as typed. Bounded in length: holding back is
+   * quadratic in it, and the sender chooses the input.
+   */
+  private heldEchoes: string[] = [];
 
   constructor(
     readonly workflow: CompiledWorkflow,
@@ -112,8 +120,16 @@ export class Run {
     readonly onChunk: ChunkObserver | undefined = undefined,
   ) {
     this.secrets = new Set(Object.values(env));
-    this.redactor = secretRedactor(this.secrets);
+    this.echoes = inputTexts(trigger.input);
+    this.redactor = secretRedactor(this.secrets, { echoes: this.echoes });
     for (const value of this.secrets) this.longestSecret = Math.max(this.longestSecret, value.length);
+    this.holdEchoes();
+  }
+
+  /** Recomputes which echoes a stream holds back: those holding a secret, up to MAX_HELD_ECHO characters. */
+  private holdEchoes(): void {
+    const secrets = [...this.secrets].filter((secret) => secret.length > 0);
+    this.heldEchoes = this.echoes.filter((echo) => echo.length <= MAX_HELD_ECHO && secrets.some((secret) => echo.includes(secret)));
   }
 
   /** Masks these values too from now on (and in the result); a no-op for values already known. */
@@ -124,7 +140,10 @@ export class Run {
       this.secrets.add(value);
       this.longestSecret = Math.max(this.longestSecret, value.length);
     }
-    if (this.secrets.size !== before) this.redactor = secretRedactor(this.secrets);
+    if (this.secrets.size !== before) {
+      this.redactor = secretRedactor(this.secrets, { echoes: this.echoes });
+      this.holdEchoes();
+    }
   }
 
   /**
@@ -134,8 +153,9 @@ export class Run {
    */
   safeStreamCut(text: string): number {
     if (this.longestSecret <= 1) return text.length;
+    const withheld = this.heldEchoes.length === 0 ? this.secrets : [...this.secrets, ...this.heldEchoes];
     let held = 0;
-    for (const secret of this.secrets) {
+    for (const secret of withheld) {
       for (let length = Math.min(secret.length - 1, text.length); length > held; length--) {
         if (text.endsWith(secret.slice(0, length))) {
           held = length;
@@ -144,7 +164,7 @@ export class Run {
       }
     }
     let cut = text.length - held;
-    for (const secret of this.secrets) {
+    for (const secret of withheld) {
       for (let at = text.indexOf(secret); at >= 0 && at < cut; at = text.indexOf(secret, at + 1)) {
         if (at + secret.length > cut) {
           cut = at;
@@ -155,6 +175,9 @@ export class Run {
     return cut;
   }
 }
+
+/** The longest input echo a stream holds back to send whole (see Run.heldEchoes). */
+export const MAX_HELD_ECHO = 2000;
 
 /** A frame for the top level (no parent) or for one iteration of a container's body. */
 export function newFrame(parent: Frame | null, scopeId: string | null, iteration: Iteration | null): Frame {

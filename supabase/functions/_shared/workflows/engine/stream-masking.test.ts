@@ -13,10 +13,11 @@ function streaming(pieces: string[]): BlockHandler<unknown> {
   };
 }
 
-async function chunksOf(pieces: string[], env: Record<string, string>): Promise<string[]> {
+async function chunksOf(pieces: string[], env: Record<string, string>, input?: unknown): Promise<string[]> {
   const chunks: string[] = [];
   await run(flow().block("talk", "variables", { assignments: [] }, { name: "Talk" }).chain("start", "talk"), {
     env,
+    ...(input === undefined ? {} : { trigger: { kind: "manual" as const, input } }),
     handlers: { variables: streaming(pieces) },
     onChunk: (_, chunk) => chunks.push(chunk),
   });
@@ -46,5 +47,10 @@ describe("streamed chunks and secrets", () => {
 
   it("without secrets pass every chunk straight through", async () => {
     expect(await chunksOf(["a", "b", "c"], {})).toEqual(["a", "b", "c"]);
+  });
+
+  it("send an echo of the input that holds a secret whole and as typed, even split across chunks", async () => {
+    const chunks = await chunksOf(["You said: is it sk-li", "ve-1234", "5678?", " Key: sk-live-12345678"], { KEY: "sk-live-12345678" }, { message: "is it sk-live-12345678?" });
+    expect(chunks.join("")).toBe("You said: is it sk-live-12345678? Key: ***");
   });
 });

@@ -53,6 +53,7 @@ interface SignedIn {
   chatId: string;
   subject: string;
   authVersion: number;
+  sessionId: string;
 }
 
 /** A chat message's run, admitted: with its trigger block, its input, the chat and who sent it. */
@@ -83,19 +84,24 @@ async function target(services: RunServices, identifier: string): Promise<ChatTa
   return "chat" in answer ? answer.chat : null;
 }
 
-/** Whether a session is open for this chat, as it stands now. */
-function openSession(chat: ChatTarget, state: SessionState): boolean {
-  return chat.authType === "public" || (state.kind === "valid" && state.session.chatId === chat.id && state.session.authVersion === chat.authVersion);
+/**
+ * Whether a session is open for this chat, as it stands now: the cookie's signature and access
+ * version, then the database, since a logged-out session's cookie is still well signed.
+ */
+async function openSession(services: RunServices, chat: ChatTarget, state: SessionState): Promise<boolean> {
+  if (chat.authType === "public") return true;
+  if (state.kind !== "valid" || state.session.chatId !== chat.id || state.session.authVersion !== chat.authVersion) return false;
+  return (await services.call("chat_session_active", { p_identifier: chat.identifier, p_session_id: state.session.sessionId })) === true;
 }
 
-/** The client's address as the gateway (or Supabase's proxy) forwarded it: whose password attempts count together. */
+/** The client's address as the gateway (or Supabase's proxy) forwarded it: whose wrong passwords and codes count together. */
 function clientAddress(request: Request): string {
   return request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "unknown";
 }
 
 /** A 200 that opens the session the database accepted. */
 async function signedIn(request: Request, identifier: string, accepted: SignedIn, extra: Record<string, unknown> = {}): Promise<Response> {
-  const value = await signSession({ chatId: accepted.chatId, subject: accepted.subject, authVersion: accepted.authVersion, expiresAt: Math.floor(Date.now() / 1000) + SESSION_SECONDS });
+  const value = await signSession({ chatId: accepted.chatId, subject: accepted.subject, authVersion: accepted.authVersion, sessionId: accepted.sessionId, expiresAt: Math.floor(Date.now() / 1000) + SESSION_SECONDS });
   return Response.json({ authenticated: true, ...extra }, { headers: { "Set-Cookie": sessionCookie(request, identifier, value), "Cache-Control": "no-store" } });
 }
 
@@ -106,7 +112,7 @@ export async function handleChatPage(c: Context, services: RunServices): Promise
   const chat = CHAT_IDENTIFIER.test(identifier) ? await target(services, identifier) : null;
   if (!chat) return new Response(renderMissingChatPage(identifier, nonce), { status: 404, headers: pageHeaders(nonce) });
   const state = await readSession(c.req.raw, identifier);
-  const authenticated = openSession(chat, state);
+  const authenticated = await openSession(services, chat, state);
   const page = renderChatPage({
     identifier, title: chat.title, description: chat.description, welcomeMessage: chat.welcomeMessage, authType: chat.authType, authenticated,
     email: authenticated && chat.authType === "email" && state.kind === "valid" ? state.session.subject : null,
@@ -120,7 +126,7 @@ export async function handleChatConfig(c: Context, services: RunServices): Promi
   const chat = await target(services, identifier);
   if (!chat) throw new HttpError(404, "NOT_FOUND", `No chat is deployed at "${identifier}"`);
   const state = await readSession(c.req.raw, identifier);
-  const authenticated = openSession(chat, state);
+  const authenticated = await openSession(services, chat, state);
   return Response.json({
     identifier, title: chat.title, description: chat.description, welcomeMessage: chat.welcomeMessage, authType: chat.authType, authenticated,
     ...(authenticated && chat.authType === "email" && state.kind === "valid" ? { email: state.session.subject } : {}),
@@ -140,10 +146,12 @@ export async function handleChatLogin(c: Context, services: RunServices): Promis
 export async function handleChatCodeRequest(c: Context, services: RunServices): Promise<Response> {
   const identifier = identifierOf(c);
   const { email } = validate(chatCodeRequestSchema, await body(c), "body", errors);
+  // The same 202 for every well-formed address: only an allowed one under its send limit comes back
+  // with a code to mail, so the answer never says who is on the allow-list.
   const answer = (await services.call("chat_request_code", { p_identifier: identifier, p_email: email })) as
-    { status: 200; code: string; email: string; expiresAt: string; title: string } | Refusal;
+    { status: 202; email: string; expiresAt: string; code?: string; title?: string } | Refusal;
   if ("outcome" in answer) throw chatRefusal(answer);
-  await sendChatCode(answer);
+  if (answer.code !== undefined && answer.title !== undefined) await sendChatCode({ email: answer.email, code: answer.code, title: answer.title, expiresAt: answer.expiresAt });
   return Response.json({ sent: true, email: answer.email, expiresAt: new Date(answer.expiresAt).toISOString() }, { status: 202 });
 }
 
@@ -151,14 +159,16 @@ export async function handleChatCodeRequest(c: Context, services: RunServices): 
 export async function handleChatCodeVerify(c: Context, services: RunServices): Promise<Response> {
   const identifier = identifierOf(c);
   const { email, code } = validate(chatCodeSchema, await body(c), "body", errors);
-  const answer = (await services.call("chat_verify_code", { p_identifier: identifier, p_email: email, p_code: code.trim() })) as SignedIn | Refusal;
+  const answer = (await services.call("chat_verify_code", { p_identifier: identifier, p_email: email, p_code: code.trim(), p_client: clientAddress(c.req.raw) })) as SignedIn | Refusal;
   if ("outcome" in answer) throw chatRefusal(answer);
   return await signedIn(c.req.raw, identifier, answer, { email: answer.subject });
 }
 
-/** POST /chat/{identifier}/logout. */
-export function handleChatLogout(c: Context): Response {
+/** POST /chat/{identifier}/logout: ends the session in the database, so no copy of its cookie opens it again. */
+export async function handleChatLogout(c: Context, services: RunServices): Promise<Response> {
   const identifier = identifierOf(c);
+  const state = await readSession(c.req.raw, identifier);
+  if (state.kind === "valid") await services.call("end_chat_session", { p_identifier: identifier, p_session_id: state.session.sessionId });
   return Response.json({ authenticated: false }, { headers: { "Set-Cookie": clearedCookie(c.req.raw, identifier), "Cache-Control": "no-store" } });
 }
 
@@ -186,7 +196,9 @@ export async function handleChatMessage(c: Context, services: RunServices): Prom
   const timeoutMs = services.syncTimeoutMs;
   const answer = (await services.call("admit_chat_run", {
     p_identifier: identifier,
-    p_session: state.kind === "valid" ? { chatId: state.session.chatId, subject: state.session.subject, authVersion: state.session.authVersion } : null,
+    p_session: state.kind === "valid"
+      ? { chatId: state.session.chatId, subject: state.session.subject, authVersion: state.session.authVersion, sessionId: state.session.sessionId }
+      : null,
     p_message: message.message,
     p_conversation_id: conversationId,
     p_lease_seconds: Math.ceil(timeoutMs / 1000) + 60,

@@ -147,7 +147,8 @@ $("email-form").addEventListener("submit", async (event) => {
   if (!answer.ok) return alertIn("sign-in-error", answer.body.error);
   alertIn("sign-in-error", "");
   $("email-form").hidden = true; $("code-form").hidden = false;
-  $("code-sent").textContent = "We sent a 6-digit code to " + answer.body.email + ". It works for 15 minutes.";
+  // The answer is the same whether or not the address may use the chat, so the page cannot say which.
+  $("code-sent").textContent = "If " + answer.body.email + " may use this chat, a 6-digit code is on its way to it. It works for 15 minutes.";
   $("code").focus();
 });
 $("code-form").addEventListener("submit", async (event) => {

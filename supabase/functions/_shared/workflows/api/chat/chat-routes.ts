@@ -18,7 +18,7 @@ export function createChatApp(services: () => RunServices = defaultRunServices):
     { method: "POST", path: `${prefix}/:identifier/login`, handle: (c) => handleChatLogin(c, services()) },
     { method: "POST", path: `${prefix}/:identifier/otp`, handle: (c) => handleChatCodeRequest(c, services()) },
     { method: "POST", path: `${prefix}/:identifier/otp/verify`, handle: (c) => handleChatCodeVerify(c, services()) },
-    { method: "POST", path: `${prefix}/:identifier/logout`, handle: (c) => handleChatLogout(c) },
+    { method: "POST", path: `${prefix}/:identifier/logout`, handle: (c) => handleChatLogout(c, services()) },
   ]);
   return createRouter(routes, { errors: workflowErrors, logger: workflowLog.with({ component: "chat" }) });
 }

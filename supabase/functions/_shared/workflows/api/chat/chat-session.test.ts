@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clearedCookie, readSession, sessionCookie, signSession, type ChatSession } from "./chat-session.ts";
 
-const session: ChatSession = { chatId: "c1", subject: "ana@example.com", authVersion: 2, expiresAt: 2_000_000_000 };
+const session: ChatSession = { chatId: "c1", subject: "ana@example.com", authVersion: 2, sessionId: "0b0c5d1e-8f4a-4c2b-9d3e-1a2b3c4d5e6f", expiresAt: 2_000_000_000 };
 const withCookie = (value: string) => new Request("http://local/chat/helper", { headers: { cookie: `other=1; orbita_chat_helper=${value}` } });
 
 describe("chat sessions", () => {
@@ -25,6 +25,8 @@ describe("chat sessions", () => {
     expect(await readSession(withCookie(`${payload}.${signature.slice(0, -2)}AA`), "helper")).toEqual({ kind: "invalid" });
     expect(await readSession(withCookie(payload), "helper")).toEqual({ kind: "invalid" });
     expect(await readSession(withCookie("garbage"), "helper")).toEqual({ kind: "invalid" });
+    const { sessionId: _sessionId, ...withoutId } = session;
+    expect(await readSession(withCookie(await signSession(withoutId as ChatSession)), "helper")).toEqual({ kind: "invalid" });
     expect(await readSession(withCookie(value), "helper", 2_000_000_000_000)).toEqual({ kind: "expired" });
     expect(await readSession(new Request("http://local/"), "helper")).toEqual({ kind: "none" });
     expect(await readSession(withCookie(value), "other-chat")).toEqual({ kind: "none" });

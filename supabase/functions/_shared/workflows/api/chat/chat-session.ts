@@ -1,7 +1,8 @@
 /**
  * The session of a password or e-mail chat: a cookie `orbita_chat_<identifier>` holding the chat,
  * who signed in (an address, or "password"), the chat's access version at sign-in and an expiry,
- * signed with HMAC-SHA256 under a server secret, so it cannot be forged or changed. It is
+ * signed with HMAC-SHA256 under a server secret, so it cannot be forged or changed, and the id of
+ * its server-side session, which logging out deletes (so the cookie is refused afterwards). It is
  * HttpOnly (page scripts never see it), SameSite=Lax (no other site's form posts carry it),
  * Secure over https, and has Path=/: the page may be served at `/chat/<identifier>`,
  * `/functions/v1/chat/<identifier>` or `/` of its subdomain (which the gateway rewrites, so the
@@ -21,6 +22,11 @@ export interface ChatSession {
   chatId: string;
   subject: string;
   authVersion: number;
+  /**
+   * The server-side session (workflows_private.chat_sessions) this cookie stands for: logging out
+   * deletes it, so a copy of the cookie kept elsewhere stops working too.
+   */
+  sessionId: string;
   /** Epoch seconds. */
   expiresAt: number;
 }
@@ -75,7 +81,7 @@ export function cookieName(identifier: string): string {
 
 /** A signed cookie value for a session. */
 export async function signSession(session: ChatSession): Promise<string> {
-  const payload = base64url(encoder.encode(JSON.stringify({ c: session.chatId, s: session.subject, v: session.authVersion, e: session.expiresAt })));
+  const payload = base64url(encoder.encode(JSON.stringify({ c: session.chatId, s: session.subject, v: session.authVersion, i: session.sessionId, e: session.expiresAt })));
   return `${payload}.${base64url(await signature(payload))}`;
 }
 
@@ -95,15 +101,18 @@ export async function readSession(request: Request, identifier: string, now = Da
   const [payload, signed, extra] = value.split(".");
   const given = fromBase64url(signed ?? "");
   if (!payload || extra !== undefined || given === null || !bytesEqual(given, await signature(payload))) return { kind: "invalid" };
-  let claims: { c?: unknown; s?: unknown; v?: unknown; e?: unknown };
+  let claims: { c?: unknown; s?: unknown; v?: unknown; i?: unknown; e?: unknown };
   try {
     claims = JSON.parse(new TextDecoder().decode(fromBase64url(payload) ?? new Uint8Array()));
   } catch {
     return { kind: "invalid" };
   }
-  if (typeof claims.c !== "string" || typeof claims.s !== "string" || typeof claims.v !== "number" || typeof claims.e !== "number") return { kind: "invalid" };
+  if (typeof claims.c !== "string" || typeof claims.s !== "string" || typeof claims.v !== "number" || typeof claims.i !== "string" || typeof claims.e !== "number") {
+    // Cookies signed before sessions had ids cannot be logged out, so they are no session either.
+    return { kind: "invalid" };
+  }
   if (claims.e * 1000 <= now) return { kind: "expired" };
-  return { kind: "valid", session: { chatId: claims.c, subject: claims.s, authVersion: claims.v, expiresAt: claims.e } };
+  return { kind: "valid", session: { chatId: claims.c, subject: claims.s, authVersion: claims.v, sessionId: claims.i, expiresAt: claims.e } };
 }
 
 /** Whether the browser reached us over https (the gateway or Supabase's proxy says so). */
