@@ -51,8 +51,13 @@ async function tenant(url: string, anonKey: string, admin: SupabaseClient, name:
   if (workspace.error) throw workspace.error;
   const others = await Promise.all(Array.from({ length: members - 1 }, (_, index) => signedIn(url, anonKey, admin, `${name}-${index}`)));
   if (others.length > 0) {
-    const { error } = await owner.client.from("workspace_members").insert(others.map((member) => ({ workspace_id: workspace.data.id, user_id: member.id, role: "editor" })));
+    // People join a workspace by accepting an invitation (docs/workflows.md, "Members").
+    const { error } = await owner.client.from("workspace_invitations").insert(others.map((member) => ({ workspace_id: workspace.data.id, user_id: member.id, role: "editor" })));
     if (error) throw error;
+    for (const member of others) {
+      const accepted = await member.client.rpc("accept_workspace_invitation", { p_workspace_id: workspace.data.id });
+      if (accepted.error) throw accepted.error;
+    }
   }
   // Manual runs spend the plan's synchronous rate limit, which the bench's hundreds of runs would pass.
   const account = await admin.from("workspaces").select("billing_account_id").eq("id", workspace.data.id).single<{ billing_account_id: string }>();

@@ -45,4 +45,25 @@ describe("the dashboard's local guard", () => {
     expect(forged.text).toContain("A form from https://attacker.example cannot act on the local dashboard.");
     expect((await sql`select 1 from storage.buckets where id = 'csrf-bucket-dashboard'`).length).toBe(0);
   });
+
+  it("refuses a form whose Origin differs from its own in scheme or port, or is null, and writes nothing", async () => {
+    const form = (name: string) => new URLSearchParams({ name, public: "yes" }).toString();
+    const origins = [`https://127.0.0.1:${port}`, `https://localhost:${port}`, `http://127.0.0.1:${port + 1}`, `http://127.0.0.1`, "null"];
+    for (const [index, origin] of origins.entries()) {
+      const name = `csrf-origin-dashboard-${index}`;
+      const forged = await send("POST", "/storage/buckets", { host: `127.0.0.1:${port}`, origin, "content-type": "application/x-www-form-urlencoded" }, form(name));
+      expect({ origin, status: forged.status }).toEqual({ origin, status: 403 });
+      expect(forged.text).toContain("cannot act on the local dashboard.");
+    }
+    expect((await sql`select id from storage.buckets where id like 'csrf-origin-dashboard-%'`).length).toBe(0);
+  });
+
+  it("takes a form from its own pages at each loopback name", async () => {
+    for (const authority of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const name = `own-origin-${authority.split(":")[0].replace(/\W/g, "-")}`;
+      const posted = await send("POST", "/storage/buckets", { host: authority, origin: `http://${authority}`, "content-type": "application/x-www-form-urlencoded" }, new URLSearchParams({ name }).toString());
+      expect(posted.status).toBeLessThan(400);
+      expect((await sql`select 1 from storage.buckets where id = ${name}`).length).toBe(1);
+    }
+  });
 });

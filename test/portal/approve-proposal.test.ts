@@ -60,6 +60,17 @@ describe("GET", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.html).toContain("Proposta não encontrada");
   });
+  it("answers 400 'Link incompleto' for a link with two tokens, whichever of them is valid", async () => {
+    const proposal = await freshProposal();
+    const valid = encodeURIComponent(proposal.approval_token);
+    for (const query of [`token=${valid}&token=nao-existe`, `token=nao-existe&token=${valid}`, `token=${valid}&token=${valid}`]) {
+      const response = await fetch(`${env.url}/functions/v1/approve-proposal?${query}`);
+      const html = await response.text();
+      expect({ query, status: response.status }).toEqual({ query, status: 400 });
+      expect(html).toContain("Link incompleto");
+      expect(html).not.toContain(`<h1>Proposta ${proposal.code}</h1>`);
+    }
+  });
   it("answers 410 for an expired link", async () => {
     const proposal = await freshProposal();
     const { error } = await serviceClient().from("proposals").update({ approval_token_expires_at: new Date(Date.now() - 1000).toISOString() }).eq("id", proposal.id);
@@ -124,6 +135,27 @@ describe("POST", () => {
     expect(answer.status).toBe(403);
     expect(answer.html).toContain('role="alert" id="erro"');
     expect(answer.html).toContain('value="outra@pessoa.test"');
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+  });
+  it("answers a link with two tokens with 400 and changes nothing, whichever token is the proposal's", async () => {
+    const proposal = await freshProposal();
+    const valid = encodeURIComponent(proposal.approval_token);
+    for (const query of [`token=nao-existe&token=${valid}`, `token=${valid}&token=nao-existe`]) {
+      const response = await fetch(`${env.url}/functions/v1/approve-proposal?${query}`, {
+        method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email: fixture.customer.email, action: "approve" }).toString(),
+      });
+      expect({ query, status: response.status }).toEqual({ query, status: 400 });
+      expect(await response.text()).toContain("Link incompleto");
+    }
+    expect((await readProposal(proposal.id)).status).toBe("pending");
+  });
+  it("shows the form again with 400 for a form that gives its action twice, changing nothing", async () => {
+    const proposal = await freshProposal();
+    const body = `email=${encodeURIComponent(fixture.customer.email)}&action=reject&action=approve`;
+    const response = await fetch(link(proposal.approval_token), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('role="alert" id="erro"');
     expect((await readProposal(proposal.id)).status).toBe("pending");
   });
   it("refuses an incomplete form or an unknown action with 400", async () => {

@@ -17,13 +17,20 @@ export async function createWorkspace(name = "Test workspace"): Promise<TestWork
   const [owner, admin, editor, viewer] = await Promise.all([createTestUser(), createTestUser(), createTestUser(), createTestUser()]);
   const { data, error } = await owner.client.rpc("create_workspace", { p_name: name }).single<{ id: string }>();
   if (error) throw error;
-  const { error: membersError } = await owner.client.from("workspace_members").insert([
-    { workspace_id: data.id, user_id: admin.id, role: "admin" },
-    { workspace_id: data.id, user_id: editor.id, role: "editor" },
-    { workspace_id: data.id, user_id: viewer.id, role: "viewer" },
-  ]);
-  if (membersError) throw membersError;
-  return { id: data.id, owner, members: { admin, editor, viewer } };
+  const members = { admin, editor, viewer };
+  await joinWorkspace(owner, data.id, members);
+  return { id: data.id, owner, members };
+}
+
+/** `inviter` invites each user with the role it is listed under, and each accepts: how people join a workspace. */
+export async function joinWorkspace(inviter: TestUser, workspaceId: string, members: Partial<Record<"owner" | "admin" | "editor" | "viewer", TestUser>>): Promise<void> {
+  const invited = Object.entries(members).map(([role, user]) => ({ workspace_id: workspaceId, user_id: user.id, role }));
+  const { error } = await inviter.client.from("workspace_invitations").insert(invited);
+  if (error) throw error;
+  await Promise.all(Object.values(members).map(async (user) => {
+    const accepted = await user.client.rpc("accept_workspace_invitation", { p_workspace_id: workspaceId });
+    if (accepted.error) throw accepted.error;
+  }));
 }
 
 /** Creates a workflow in the workspace as `user`; returns its id. */

@@ -1,6 +1,6 @@
 -- Workflow service: who may see and change workspaces, members, folders, workflows and deployments.
 begin;
-select plan(50);
+select plan(52);
 
 -- Five people: an owner, an admin, an editor, a viewer of one workspace, and an outsider.
 insert into auth.users (id, email, aud, role) values
@@ -114,10 +114,17 @@ reset role;
 -- Admins and owners ------------------------------------------------------------------------------
 
 select pg_temp.act_as('a0000000-0000-4000-8000-000000000002');
-select lives_ok(
+select throws_ok(
   $$insert into public.workspace_members (workspace_id, user_id, role) select workspace_id, 'a0000000-0000-4000-8000-000000000005', 'viewer' from ids$$,
-  'An admin adds members'
+  '42501', null, 'An admin cannot add members without their consent'
 );
+select lives_ok(
+  $$insert into public.workspace_invitations (workspace_id, user_id, role) select workspace_id, 'a0000000-0000-4000-8000-000000000005', 'viewer' from ids$$,
+  'An admin invites them'
+);
+select pg_temp.act_as('a0000000-0000-4000-8000-000000000005');
+select lives_ok($$select public.accept_workspace_invitation((select workspace_id from ids))$$, 'and the invited user accepts, joining');
+select pg_temp.act_as('a0000000-0000-4000-8000-000000000002');
 select lives_ok($$update public.workspace_members set role = 'editor' where user_id = 'a0000000-0000-4000-8000-000000000005'$$, 'An admin changes roles');
 select is((select role from public.workspace_members where user_id = 'a0000000-0000-4000-8000-000000000005'), 'editor', 'The new role is stored');
 select throws_ok(

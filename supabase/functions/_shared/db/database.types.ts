@@ -867,6 +867,26 @@ isOneToOne: false
       referencedColumns: ["workspace_id","id"]
     }
                   ]
+                },"workspace_invitations": {
+                  Row: {
+                    "created_at": string,"invited_by": string | null,"role": string,"user_id": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"invited_by"?: string | null,"role": string,"user_id": string,"workspace_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"invited_by"?: string | null,"role"?: string,"user_id"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workspace_invitations_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    }
+                  ]
                 },"workspace_members": {
                   Row: {
                     "created_at": string,"role": string,"user_id": string,"workspace_id": string
@@ -913,7 +933,20 @@ isOneToOne: false
             [_ in never]: never
           }
           Functions: {
-            "activate_deployment":
+            "accept_workspace_invitation":
+{ Args: { "p_workspace_id": string }; Returns: {
+              "created_at": string,
+"role": string,
+"user_id": string,
+"workspace_id": string
+            }
+                          SetofOptions: {
+        from: "*"
+        to: "workspace_members"
+        isOneToOne: true
+        isSetofReturn: false
+      } },
+"activate_deployment":
 { Args: { "p_version": number,"p_workflow_id": string }; Returns: {
               "activated_at": string | null,
 "created_at": string,
@@ -968,6 +1001,9 @@ isOneToOne: false
 "claim_workflow_runs":
 { Args: { "p_batch_size"?: number,"p_cached_deployment_ids"?: (string)[],"p_environment_versions"?: Json,"p_lease_seconds"?: number }; Returns: Json
                            },
+"claim_workspace_file_sweeps":
+{ Args: { "p_batch_size": number,"p_visibility_seconds": number }; Returns: Json
+                           },
 "create_api_key":
 { Args: { "p_name": string,"p_workspace_id"?: string }; Returns: Database["public"]['CompositeTypes']["created_api_key"]
                           SetofOptions: {
@@ -991,6 +1027,9 @@ isOneToOne: false
         isOneToOne: true
         isSetofReturn: false
       } },
+"deleted_workspace_file_names":
+{ Args: { "p_limit"?: number,"p_workspace_id": string }; Returns: (string)[]
+                           },
 "deploy_chat":
 { Args: { "p_allowed_emails"?: (string)[],"p_auth_type"?: string,"p_description"?: string,"p_identifier": string,"p_outputs"?: (string)[],"p_password"?: string,"p_title": string,"p_welcome_message"?: string,"p_workflow_id": string }; Returns: Json
                            },
@@ -1021,6 +1060,9 @@ isOneToOne: false
                            },
 "finish_workflow_run":
 { Args: { "p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json
+                           },
+"finish_workspace_file_sweep":
+{ Args: { "p_message_id": number }; Returns: boolean
                            },
 "gamificacao_badges_usuario":
 { Args: { "p_usuario_id": string }; Returns: Json

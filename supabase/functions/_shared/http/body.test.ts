@@ -88,6 +88,12 @@ describe("readForm", () => {
     expect(await readForm(form("email=a%40b.c&action=approve"), { errors, maxBytes: 100 })).toEqual({ email: "a@b.c", action: "approve" });
   });
 
+  it("refuses a field given twice", async () => {
+    await expect(readForm(form("email=a%40x.test&action=approve&action=reject"), { errors, maxBytes: 100 })).rejects.toMatchObject({
+      code: "invalid_input", details: { part: "body", issues: [expect.objectContaining({ path: ["action"] })] },
+    });
+  });
+
   it("refuses another content type, a NUL and an over-long form", async () => {
     await expect(readForm(form("a=1", "application/json"), { errors, maxBytes: 100 })).rejects.toMatchObject({ code: "unsupported_media_type" });
     await expect(readForm(form("email=%00"), { errors, maxBytes: 100 })).rejects.toMatchObject({ code: "unstorable_text", details: { part: "body", field: "email" } });
@@ -96,9 +102,17 @@ describe("readForm", () => {
 });
 
 describe("readQuery and readParams", () => {
-  it("read values, the last of a repeated name winning", () => {
-    expect(readQuery(new Request("http://local/x?a=1&b=S%C3%A3o&a=2"), errors)).toEqual({ a: "2", b: "São" });
+  it("read values", () => {
+    expect(readQuery(new Request("http://local/x?a=1&b=S%C3%A3o"), errors)).toEqual({ a: "1", b: "São" });
     expect(readParams({ categoria: "qualidade" }, errors)).toEqual({ categoria: "qualidade" });
+  });
+
+  it("refuse a name given twice, whatever its values, naming it", () => {
+    for (const query of ["?a=1&b=2&a=2", "?a=1&a=1", "?a&a=", "?__proto__=1&__proto__=2"]) {
+      expect(() => readQuery(new URL(`http://local/x${query}`), errors)).toThrow(
+        expect.objectContaining({ code: "invalid_input", details: expect.objectContaining({ part: "query", issues: [expect.objectContaining({ path: [new URLSearchParams(query).keys().next().value] })] }) }),
+      );
+    }
   });
 
   it("refuse a NUL in a value or a name", () => {

@@ -86,7 +86,7 @@ export async function readJson(request: Request, options: BodyOptions): Promise<
   return value;
 }
 
-/** An `application/x-www-form-urlencoded` body as its fields (the last value of a repeated name wins). */
+/** An `application/x-www-form-urlencoded` body as its fields; a name given twice is refused (see checkedFields). */
 export async function readForm(request: Request, options: BodyOptions): Promise<Record<string, string>> {
   const { errors, contentType = "application/x-www-form-urlencoded" } = options;
   if (contentType !== null && !hasContentType(request, contentType)) throw errors.describe({ kind: "unsupported_media_type", expected: contentType });
@@ -94,7 +94,7 @@ export async function readForm(request: Request, options: BodyOptions): Promise<
   return checkedFields(new URLSearchParams(text), "body", errors);
 }
 
-/** The query string's parameters (the last value of a repeated name wins). */
+/** The query string's parameters; a name given twice is refused (see checkedFields). */
 export function readQuery(request: Request | URL, errors: ProblemWords): Record<string, string> {
   const url = request instanceof URL ? request : new URL(request.url);
   return checkedFields(url.searchParams, "query", errors);
@@ -105,10 +105,22 @@ export function readParams(params: Record<string, string>, errors: ProblemWords)
   return checkedFields(Object.entries(params), "path", errors);
 }
 
+/**
+ * Every name once, with storable text. A name given twice is refused as invalid input rather than
+ * resolved: which value counts is ambiguous (URLSearchParams.get takes the first, a record the
+ * last, a proxy or cache in front may pick either), so `?token=A&token=B` could be read as one
+ * token where it is logged or checked and as the other where it is used (issue 29, finding 7).
+ */
 function checkedFields(entries: Iterable<[string, string]>, part: InputPart, errors: ProblemWords): Record<string, string> {
   const fields: Record<string, string> = {};
+  // A Set, not the record: assigning `__proto__` to a record makes no own property to find again.
+  const seen = new Set<string>();
   for (const [name, value] of entries) {
     if (!isStorableText(name) || !isStorableText(value)) throw errors.describe({ kind: "unstorable_text", part, field: isStorableText(name) ? name : "(name)" });
+    if (seen.has(name)) {
+      throw errors.describe({ kind: "invalid_input", part, issues: [{ code: "custom", path: [name], message: "Given more than once; send each parameter once", input: value }] });
+    }
+    seen.add(name);
     fields[name] = value;
   }
   return fields;

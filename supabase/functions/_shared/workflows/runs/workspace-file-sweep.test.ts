@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import type { ServiceRpc } from "../../db/service-rpc.ts";
+import { drainFileSweeps } from "./workspace-file-sweep.ts";
+
+const WORKSPACE = "00000000-0000-4000-8000-000000000001";
+const OTHER = "00000000-0000-4000-8000-000000000002";
+
+/** A queue and a bucket in memory, answering the sweeper's three SQL functions as the migration does. */
+function fakes(files: string[], sweeps: { messageId: number; workspaceId: string }[]) {
+  const stored = new Set(files);
+  const finished: unknown[] = [];
+  const rpc: ServiceRpc = async (fn, args) => {
+    if (fn === "claim_workspace_file_sweeps") return sweeps;
+    if (fn === "deleted_workspace_file_names") {
+      return [...stored].filter((name) => name.startsWith(`${args.p_workspace_id}/`)).sort().slice(0, Number(args.p_limit));
+    }
+    if (fn === "finish_workspace_file_sweep") return finished.push(args.p_message_id) > 0;
+    throw new Error(`unexpected ${fn}`);
+  };
+  return { stored, finished, rpc };
+}
+
+describe("drainFileSweeps", () => {
+  it("removes every file of each deleted workspace, page by page, then finishes its sweep", async () => {
+    const files = [...Array.from({ length: 2_500 }, (_, index) => `${WORKSPACE}/wf/run/${index}.txt`), `${OTHER}/wf/run/kept.txt`];
+    const { stored, finished, rpc } = fakes(files, [{ messageId: 7, workspaceId: WORKSPACE }]);
+    const pages: number[] = [];
+    const summary = await drainFileSweeps({
+      rpc,
+      remove: async (names) => {
+        pages.push(names.length);
+        for (const name of names) stored.delete(name);
+      },
+      log: () => {},
+    }, { batchSize: 10, visibilitySeconds: 60 });
+    expect(summary).toEqual({ swept: 1, removed: 2_500, failed: 0 });
+    expect(pages).toEqual([1_000, 1_000, 500]);
+    expect([...stored]).toEqual([`${OTHER}/wf/run/kept.txt`]);
+    expect(finished).toEqual([7]);
+  });
+
+  it("leaves a sweep whose removal fails queued, to come back, and goes on with the next", async () => {
+    const { stored, finished, rpc } = fakes([`${WORKSPACE}/a.txt`, `${OTHER}/b.txt`], [
+      { messageId: 1, workspaceId: WORKSPACE },
+      { messageId: 2, workspaceId: OTHER },
+    ]);
+    const logged: string[] = [];
+    const summary = await drainFileSweeps({
+      rpc,
+      remove: async (names) => {
+        if (names.some((name) => name.startsWith(WORKSPACE))) throw new Error("storage unavailable");
+        for (const name of names) stored.delete(name);
+      },
+      log: (event) => logged.push(event),
+    }, { batchSize: 10, visibilitySeconds: 60 });
+    expect(summary).toEqual({ swept: 1, removed: 1, failed: 1 });
+    expect(finished).toEqual([2]);
+    expect(logged).toEqual(["workspace_file_sweep_failed"]);
+  });
+});
