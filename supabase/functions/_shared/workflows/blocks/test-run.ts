@@ -12,12 +12,18 @@ import { defaultOutboundServices } from "../outbound/services.ts";
 /** Builds a BlockRun around `input`; `overrides` replace any part. */
 export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>> = {}): BlockRun<Input> {
   const targets: Record<string, BlockIdentity[]> = {};
+  // A test that sets only `deadline` means the block's and the run's: both limits follow it.
+  const now = Date.now();
+  const deadline = overrides.deadline ?? now + 5_000;
   return {
     block: { id: "b1", name: "Block", type: "test" },
     executionId: "run-1",
     input,
     signal: new AbortController().signal,
-    deadline: Date.now() + 5_000,
+    deadline,
+    timeoutMs: Math.max(0, deadline - now),
+    runDeadline: deadline,
+    account: null,
     services: { sandbox: inlineSandbox, clock: systemClock, files: memoryFileStore(() => "f1", () => Date.now()), newId: () => "id-1", outbound: defaultOutboundServices() },
     variables: new Map(),
     trigger: null,
