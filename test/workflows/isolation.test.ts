@@ -105,7 +105,9 @@ describe("user code off the request thread", () => {
     const answer = await runWorkflow(quick);
     expect(answer.status).toBe(200);
     expect(answer.body.output).toEqual({ result: 42, stdout: "" });
-    expect(answer.ms).toBeLessThan(2_000);
+    // Had it waited for the spinner's thread it would have taken at least the spinner's 4 s, less
+    // the 300 ms head start; a busy machine can take a few seconds either way.
+    expect(answer.ms).toBeLessThan(3_200);
     expect((await spinning).body).toMatchObject({ errorCode: "SANDBOX_TIMEOUT" });
   });
 

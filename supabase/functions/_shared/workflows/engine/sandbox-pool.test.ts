@@ -21,6 +21,7 @@ async function failureOf(promise: Promise<unknown>): Promise<WorkflowError> {
 function brokenThreads(kind: "silent" | "dies"): SpawnSandboxThread & { terminated: number } {
   const spawn = ((events) => ({
     post: (message) => {
+      if (message.type === "init") setTimeout(() => events.message({ type: "ready" }), 0);
       if (kind === "dies" && message.type === "run") setTimeout(() => events.failure("a WebAssembly trap"), 10);
     },
     terminate: () => {
@@ -173,6 +174,8 @@ describe("the sandbox pool's replacement of threads gone wrong", () => {
     const pool = new SandboxPool({ size: 1, spawn, stopGraceMs: 50 });
     const controller = new AbortController();
     const pending = pool.run(call("return 1;", { signal: controller.signal }));
+    // Running on its thread (which takes calls once ready), not still waiting for it.
+    await vi.waitFor(() => expect(pool.stats().busy).toBe(1));
     controller.abort("stop");
     await expect(pending).rejects.toBe("stop");
     await new Promise((resolve) => setTimeout(resolve, 150));

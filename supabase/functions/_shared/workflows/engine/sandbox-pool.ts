@@ -107,6 +107,8 @@ interface Slot {
   /** Id of the call it runs; answers to older calls are ignored. */
   callId: number;
   busy: boolean;
+  /** Whether the thread has reported its engine loaded; until then it takes no call. */
+  ready: boolean;
   calls: number;
   watchdog: ReturnType<typeof setTimeout> | undefined;
   dead: boolean;
@@ -181,20 +183,34 @@ export class SandboxPool implements Sandbox {
     }
   }
 
+  /**
+   * Starts the waiting calls that can start on idle threads, and starts threads for the rest (up to
+   * the size). A new thread takes a call only once it reports ready, so its start never uses up a
+   * call's own time limit.
+   */
   private dispatch(): void {
     for (let next = this.nextIndex(); next >= 0; next = this.nextIndex()) {
-      let slot = this.idle.pop();
+      const slot = this.idle.pop();
       if (!slot) {
-        if (this.slots.size >= this.options.size) return;
-        try {
-          slot = this.startThread();
-        } catch (error) {
-          const reason = new SandboxThreadsUnavailable(error instanceof Error ? error.message : String(error));
-          for (const job of this.queue.splice(0)) this.fail(job, reason);
-          return;
-        }
+        this.startThreadsFor(this.queue.length);
+        return;
       }
       this.begin(slot, this.take(next));
+    }
+  }
+
+  /** Starts threads until `waiting` calls have one starting for them, or the pool is full. */
+  private startThreadsFor(waiting: number): void {
+    let starting = [...this.slots].filter((slot) => !slot.ready && !slot.dead).length;
+    while (starting < waiting && this.slots.size < this.options.size) {
+      try {
+        this.startThread();
+      } catch (error) {
+        const reason = new SandboxThreadsUnavailable(error instanceof Error ? error.message : String(error));
+        for (const job of this.queue.splice(0)) this.fail(job, reason);
+        return;
+      }
+      starting++;
     }
   }
 
@@ -242,7 +258,7 @@ export class SandboxPool implements Sandbox {
   }
 
   private startThread(): Slot {
-    const slot: Slot = { thread: undefined as unknown as SandboxThread, control: sharedCell(), job: null, callId: 0, busy: false, calls: 0, watchdog: undefined, dead: false };
+    const slot: Slot = { thread: undefined as unknown as SandboxThread, control: sharedCell(), job: null, callId: 0, busy: false, ready: false, calls: 0, watchdog: undefined, dead: false };
     slot.thread = this.options.spawn({
       message: (message) => this.answered(slot, message),
       failure: (reason) => this.failed(slot, reason),
@@ -269,6 +285,13 @@ export class SandboxPool implements Sandbox {
   }
 
   private answered(slot: Slot, message: FromSandboxThread): void {
+    if (message.type === "ready") {
+      if (slot.dead || slot.ready) return;
+      slot.ready = true;
+      this.idle.push(slot);
+      this.dispatch();
+      return;
+    }
     if (slot.dead || !slot.busy || message.id !== slot.callId) return;
     clearTimeout(slot.watchdog);
     const job = slot.job;
@@ -330,6 +353,12 @@ export class SandboxPool implements Sandbox {
     if (slot.dead) return;
     if (slot.job) this.fail(slot.job, new WorkflowError("BLOCK_FAILED", `the sandbox thread failed (${reason}); it was replaced`));
     this.retire(slot);
+    if (!slot.ready) {
+      // A thread that dies before it is ready would die again: say so rather than start threads for ever.
+      const error = new SandboxThreadsUnavailable(reason);
+      for (const job of this.queue.splice(0)) this.fail(job, error);
+      return;
+    }
     this.dispatch();
   }
 

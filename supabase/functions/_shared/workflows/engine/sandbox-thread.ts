@@ -14,12 +14,13 @@ export type ToSandboxThread =
   | { type: "init"; control: SharedArrayBuffer | null }
   | { type: "run"; id: number; call: SandboxCall };
 
-/** Messages from a thread to the pool. */
-export interface FromSandboxThread {
-  type: "done";
-  id: number;
-  outcome: SandboxOutcome;
-}
+/**
+ * Messages from a thread to the pool: `ready` once its engine has loaded (a call sent before would
+ * spend its own time limit on the thread's start), then `done` for each call.
+ */
+export type FromSandboxThread =
+  | { type: "ready" }
+  | { type: "done"; id: number; outcome: SandboxOutcome };
 
 /** What a thread needs of its host: the Web Worker global scope, or an adapter of node:worker_threads. */
 export interface SandboxThreadPort {
@@ -52,8 +53,9 @@ export function serveSandboxThread(port: SandboxThreadPort): void {
       control = data.control ? new Int32Array(data.control) : null;
       // Most calls use the default limit: have its module ready before the first arrives.
       sized ??= loadQuickJS(DEFAULT_SANDBOX_MEMORY_BYTES);
-      // A failed load is reported by the first call that needs the module.
-      sized.module.catch(() => {});
+      // A failed load is reported by the first call that needs the module, so the thread is ready either way.
+      const ready = () => port.postMessage({ type: "ready" });
+      sized.module.then(ready, ready);
     } else {
       void run(data.id, data.call);
     }
