@@ -20,15 +20,15 @@ export function ownStackSlot(file: keyof typeof OWN_STACK_DECADES): number {
 }
 
 /**
- * A supervised stack in a process of its own (test/helpers/supervised-stack.ts, what `npm start`
- * runs), for a file that kills its services: started fresh, its supervisor's output kept.
- */
-/**
  * How long a test may wait for its own stack to boot: a quiet machine takes about 30 s, one whose
  * two cores are both busy (the whole suite beside a CPU hog) several times that.
  */
 export const STACK_BOOT_MS = 300_000;
 
+/**
+ * A supervised stack in a process of its own (test/helpers/supervised-stack.ts, what `npm start`
+ * runs), for a file that kills its services: started fresh, its supervisor's output kept.
+ */
 export class OwnStack {
   private output = "";
 
