@@ -3,29 +3,31 @@
 // POST {"userId": "<uuid>", "newPassword": "<password>"} → 200 {"userId", "passwordReset": true}.
 import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
 import { HttpError } from "../_shared/http/errors.ts";
-import { isAdministrator, requireCaller, rolesOf } from "../_shared/portal/caller.ts";
+import { databaseFailure, requireCaller } from "../_shared/portal/caller.ts";
 import { jsonResponse } from "../_shared/portal/errors.ts";
 import { readJsonBody, servePortalFunction } from "../_shared/portal/http.ts";
 import { passwordProblems } from "../_shared/portal/password-policy.ts";
-import { decidePasswordReset } from "../_shared/portal/reset-permission.ts";
 import { resetPasswordBodySchema } from "../_shared/portal/schemas.ts";
 
 Deno.serve(servePortalFunction("admin-reset-password", ["POST"], async (request, log) => {
   const caller = await requireCaller(request);
   const { userId, newPassword } = await readJsonBody(request, resetPasswordBodySchema);
 
-  const callerRoles = await rolesOf(caller.client, caller.userId);
-  // Checked before anything about the target, so non-admins cannot probe which user ids exist.
-  if (!isAdministrator(callerRoles)) throw new HttpError(403, "not_an_admin", "Only admins can reset passwords");
+  // One call decides (public.password_reset_refusal). A non-admin is refused before anything about
+  // the target is looked at, so non-admins cannot probe which user ids exist.
+  const refusal = await caller.client.rpc("password_reset_refusal", { p_target: userId });
+  if (refusal.error) throw databaseFailure(refusal.error);
+  if (refusal.data === "not_an_admin") throw new HttpError(403, "not_an_admin", "Only admins can reset passwords");
   const problems = passwordProblems(newPassword);
   if (problems.length > 0) throw new HttpError(422, "weak_password", "The new password does not meet the password policy", problems);
 
-  // The service role is needed to read another user's roles and to change their password.
+  // The service role is needed to look the target up and to change their password.
   const service = createServiceRoleClient();
   const target = await service.auth.admin.getUserById(userId);
   if (target.error || !target.data.user) throw new HttpError(404, "user_not_found", `No user ${userId}`);
-  const decision = decidePasswordReset(callerRoles, await rolesOf(service, userId));
-  if (!decision.allowed) throw new HttpError(403, decision.code, decision.message);
+  if (refusal.data === "target_is_super_admin") {
+    throw new HttpError(403, "target_is_super_admin", "Only a super admin can reset a super admin's password");
+  }
 
   const updated = await service.auth.admin.updateUserById(userId, { password: newPassword });
   if (updated.error) throw new HttpError(502, "auth_error", updated.error.message);

@@ -23,7 +23,7 @@ Deno.serve(servePortalFunction("generate-proposal-pdf", ["POST"], async (request
   const { proposalId } = await readJsonBody(request, generatePdfBodySchema);
   // The bucket has no client policies: the service role writes and signs once the caller is authorised.
   const service = createServiceRoleClient();
-  const proposal = await loadProposalForCaller(service, caller, proposalId);
+  const proposal = await loadProposalForCaller(caller, proposalId);
 
   const pdf = await renderProposalPdf(proposal, null);
   const path = `${proposal.technician_id}/${proposal.id}.pdf`;

@@ -20,7 +20,7 @@ Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, 
   const caller = await requireCaller(request);
   const { proposalId, recipientEmail } = await readJsonBody(request, sendEmailBodySchema);
   const service = createServiceRoleClient();
-  const proposal = await loadProposalForCaller(service, caller, proposalId);
+  const proposal = await loadProposalForCaller(caller, proposalId);
   if (proposal.status !== "pending") {
     throw new HttpError(409, "proposal_not_pending", `Proposal ${proposal.code} is ${proposal.status}: only pending proposals are sent for approval`);
   }
