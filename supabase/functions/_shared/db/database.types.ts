@@ -1108,8 +1108,14 @@ isOneToOne: false
 "park_workflow_run":
 { Args: { "p_attempt": number,"p_execution_id": string,"p_resume_at": string }; Returns: Json
                            },
+"password_reset_refusal":
+{ Args: { "p_target": string }; Returns: string
+                           },
 "preview_schedule":
 { Args: { "p_after"?: string,"p_count"?: number,"p_cron_expression": string,"p_timezone"?: string }; Returns: (string)[]
+                           },
+"proposal_document":
+{ Args: { "p_proposal_id": string }; Returns: Json
                            },
 "record_chat_turn":
 { Args: { "p_answer": string,"p_chat_id": string,"p_conversation_id": string,"p_execution_id": string,"p_message": string,"p_subject": string }; Returns: undefined
