@@ -136,6 +136,32 @@ describe("request bodies", () => {
     const all = Buffer.concat(parts);
     expect(await response.json()).toEqual({ bytes: all.length, sum: sumOf(all) });
   });
+
+  it("lets a client still sending a body the function refused finish, and read the refusal", async () => {
+    // 24 MiB in 256 KiB writes, each after the last one drained: the function has answered long
+    // before the client is done, as with a body over a function's cap on a slow link.
+    const chunk = bytes(256 * 1024);
+    const chunks = 96;
+    const outcome = await new Promise<{ status: number; body: string; written: number }>((resolve, reject) => {
+      let written = 0;
+      const request = httpRequest(`${host}?mode=refuse-upload`, {
+        method: "POST", headers: { "content-type": "application/octet-stream", "content-length": String(chunk.length * chunks) },
+      }, (response) => {
+        let body = "";
+        response.on("data", (data: Buffer) => (body += data.toString()));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body, written }));
+      });
+      request.on("error", reject);
+      const writeNext = () => {
+        if (written === chunks) return void request.end();
+        written += 1;
+        if (request.write(chunk)) setImmediate(writeNext);
+        else request.once("drain", writeNext);
+      };
+      writeNext();
+    });
+    expect(outcome).toEqual({ status: 413, body: JSON.stringify({ code: "BODY_TOO_LARGE" }), written: chunks });
+  });
 });
 
 describe("answers without a body, and repeated headers", () => {

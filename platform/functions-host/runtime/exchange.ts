@@ -8,7 +8,36 @@
 import { transferable, WHOLE_REQUEST_BODY_LIMIT, type ExchangeHostMessage, type ExchangeWorkerMessage, type HeaderList } from "./protocol.ts";
 
 type Post = (message: ExchangeHostMessage, transfer?: ArrayBuffer[]) => void;
-type ResponseMessage = ExchangeWorkerMessage & { type: "response" };
+
+/**
+ * How much of a request body the function did not read is still taken from the client, and for how
+ * long, before its answer is sent (a 413 for a body over a function's cap, say). Deno's server
+ * drops the connection once an answer is out and the body unread, cutting a client still sending,
+ * which then sees EPIPE or a reset instead of the answer; draining a bounded amount first, as
+ * nginx's lingering close does, lets it finish sending and read the answer. A client that keeps
+ * sending past either bound gets the answer with the rest cut.
+ */
+const UNREAD_BODY_DRAIN_BYTES = 64 * 1024 * 1024;
+const UNREAD_BODY_DRAIN_MS = 10_000;
+
+/** Reads and discards what is left of `reader` within the drain's bounds, then cancels it. */
+async function drainUnreadBody(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeUp = new Promise<null>((resolve) => (timer = setTimeout(resolve, UNREAD_BODY_DRAIN_MS, null)));
+  let drained = 0;
+  try {
+    while (drained <= UNREAD_BODY_DRAIN_BYTES) {
+      const next = await Promise.race([reader.read(), timeUp]);
+      if (next === null || next.done) break;
+      drained += next.value.byteLength;
+    }
+  } catch {
+    // The client went away: nothing left to drain.
+  } finally {
+    clearTimeout(timer);
+  }
+  await reader.cancel().catch(() => {});
+}
 
 /** The function's response failed before its head was sent (its body stream threw at once). */
 export class ResponseFailed extends Error {}
@@ -22,6 +51,8 @@ export class Exchange {
   /** Bytes of the streamed response received and not yet acknowledged. */
   private unacknowledged = 0;
   private requestBody?: ReadableStreamDefaultReader<Uint8Array>;
+  /** Settles once what the function left unread of the request body is drained (see drainUnreadBody). */
+  private unreadBodyDrained: Promise<void> = Promise.resolve();
   private settled = false;
 
   /**
@@ -95,8 +126,7 @@ export class Exchange {
         void this.pullRequestBody();
         break;
       case "request-body-cancel":
-        this.requestBody?.cancel().catch(() => {});
-        this.requestBody = undefined;
+        this.releaseRequestBody();
         break;
     }
   }
@@ -121,16 +151,22 @@ export class Exchange {
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
-    this.requestBody?.cancel().catch(() => {});
-    this.requestBody = undefined;
+    this.releaseRequestBody();
     this.onSettled();
+  }
+
+  /** The function is done with the request body: what it left unread is drained, not cut. */
+  private releaseRequestBody(): void {
+    if (this.requestBody) this.unreadBodyDrained = drainUnreadBody(this.requestBody);
+    this.requestBody = undefined;
   }
 
   private respond(message: ResponseMessage): void {
     const init = { status: message.status, statusText: message.statusText, headers: message.headers };
     if (message.done) {
       this.settle();
-      this.head.resolve(new Response(message.body, init));
+      const response = new Response(message.body, init);
+      void this.unreadBodyDrained.then(() => this.head.resolve(response));
       return;
     }
     const first = message.body;
