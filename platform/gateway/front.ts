@@ -191,7 +191,10 @@ export function writeFrontConfig(config: StackConfig): string {
     "  option abortonclose",
     "  timeout connect 5s",
     "  timeout http-request 60s",
-    "  timeout http-keep-alive 5s",
+    // Idle keep-alive connections stay open far longer than clients keep them: Node's fetch (undici)
+    // drops an idle one after 4 s, and one HAProxy closed at 5 s could be picked for a request a
+    // busy client's late timer still thought alive, which failed with EPIPE. 75 s is nginx's default.
+    "  timeout http-keep-alive 75s",
     // An edge function may stream (SSE) for as long as its wall clock allows; the host enforces it.
     "  timeout client 1h",
     "  timeout server 1h",
