@@ -4,7 +4,7 @@
  * end. scripts/bench.ts calls `run()`.
  * Sim publishes no such figures (reference §11); these are reproducible ones.
  */
-import { compileWorkflow, executeWorkflow } from "../supabase/functions/_shared/workflows/engine/execute.ts";
+import { compileWorkflow, executeWorkflow } from "../supabase/functions/_shared/workflows/executor/execute.ts";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { report } from "./bench-support.ts";

@@ -4,7 +4,7 @@
  * model usage is collected for the run's record; failures take the error edge.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { executeWorkflow } from "../../supabase/functions/_shared/workflows/executor/execute.ts";
 import type { ModelPriceRow } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../stand-ins/models.ts";

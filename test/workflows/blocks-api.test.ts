@@ -5,7 +5,7 @@
  * stack sets OUTBOUND_ALLOWED_HOSTS to it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { executeWorkflow } from "../../supabase/functions/_shared/workflows/executor/execute.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { startMisbehavingServer, type MisbehavingServer } from "../stand-ins/misbehaving-http.ts";
 import { standInOutbound } from "../stand-ins/outbound.ts";

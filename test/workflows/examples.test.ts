@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { executeWorkflow } from "../../supabase/functions/_shared/workflows/executor/execute.ts";
 import { validateWorkflowState } from "../../supabase/functions/_shared/workflows/state/validate.ts";
 import { ExampleStandIns } from "../stand-ins/examples.ts";
 import { loadExamples } from "./examples.ts";

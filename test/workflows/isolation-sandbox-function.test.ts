@@ -5,9 +5,9 @@
  * would use there (remote-sandbox.ts).
  */
 import { describe, expect, it } from "vitest";
-import { WorkflowError } from "../../supabase/functions/_shared/workflows/engine/errors.ts";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
-import { remoteSandbox, type RemoteCall } from "../../supabase/functions/_shared/workflows/engine/remote-sandbox.ts";
+import { WorkflowError } from "../../supabase/functions/_shared/workflows/core/errors.ts";
+import { executeWorkflow } from "../../supabase/functions/_shared/workflows/executor/execute.ts";
+import { remoteSandbox, type RemoteCall } from "../../supabase/functions/_shared/workflows/sandbox/remote-sandbox.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { createTestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";

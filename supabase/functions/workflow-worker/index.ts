@@ -11,7 +11,7 @@ import { defaultRunServices } from "../_shared/workflows/api/run-services.ts";
 import { drainRunQueue } from "../_shared/workflows/runs/async-worker.ts";
 import { parkAfterMs } from "../_shared/workflows/runs/durable-run.ts";
 import { workerRequestSchema } from "../_shared/workflows/runs/worker-request.ts";
-import { asyncRunTimeoutMs } from "../_shared/workflows/engine/time-budget.ts";
+import { asyncRunTimeoutMs } from "../_shared/workflows/executor/time-budget.ts";
 
 const log = workflowLog.with({ component: "workflow-worker" });
 

@@ -17,8 +17,8 @@
 import { createSse } from "../../http/sse.ts";
 import { requestLogger } from "../../http/logger.ts";
 import { workflowLog } from "../../http/workflow-errors.ts";
-import type { ExecutionResult, TraceSpan, TriggerRequest } from "../engine/context.ts";
-import { executeWorkflow } from "../engine/execute.ts";
+import type { ExecutionResult, TraceSpan, TriggerRequest } from "../core/context.ts";
+import { executeWorkflow } from "../executor/execute.ts";
 import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
 import { WORKER_LOST, type SyncLease } from "../runs/run-lease.ts";
 import { endingOf, finishRun, recordUnexpectedEnd, type PreparedRun } from "../runs/run-lifecycle.ts";

@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { ConfigRule } from "../state/config-rules.ts";
-import type { BlockHandler } from "./block-handler.ts";
+import type { BlockHandler } from "../core/block-handler.ts";
 
 /** How a block takes part in a run; the structural rules differ per category (`tools` run like `core`). */
 export type BlockCategory = "trigger" | "control" | "core" | "container" | "tools";

@@ -2,11 +2,11 @@
  * A BlockRun for handler unit tests: real sandbox and clock by default, no trigger, a generous
  * deadline. Only tests import it.
  */
-import { memoryFileStore } from "../engine/files.ts";
-import { inlineSandbox } from "../engine/sandbox.ts";
-import { systemClock } from "../engine/clock.ts";
-import type { BlockIdentity } from "../engine/errors.ts";
-import type { BlockRun } from "./block-handler.ts";
+import { memoryFileStore } from "../core/files.ts";
+import { inlineSandbox } from "../sandbox/sandbox.ts";
+import { systemClock } from "../core/clock.ts";
+import type { BlockIdentity } from "../core/errors.ts";
+import type { BlockRun } from "../core/block-handler.ts";
 import { defaultOutboundServices } from "../outbound/services.ts";
 
 /** Builds a BlockRun around `input`; `overrides` replace any part. */

@@ -3,10 +3,10 @@
  * by name, and Wait blocks gated by the test so scheduling can be asserted without timing. Only
  * tests import it.
  */
-import type { BlockHandler } from "../blocks/block-handler.ts";
+import type { BlockHandler } from "../core/block-handler.ts";
 import { WorkflowBuilder } from "../state/state-builder.ts";
-import type { TraceSpan } from "./context.ts";
-import { executeWorkflow, type ExecuteOptions } from "./execute.ts";
+import type { TraceSpan } from "../core/context.ts";
+import { executeWorkflow, type ExecuteOptions } from "../executor/execute.ts";
 
 /** A manual trigger plus whatever the test adds. */
 export function flow(): WorkflowBuilder {

@@ -4,10 +4,10 @@
  * not run TypeScript by itself. Only tests import it.
  */
 import { Worker } from "node:worker_threads";
-import type { SpawnSandboxThread } from "./sandbox-pool.ts";
-import type { FromSandboxThread } from "./sandbox-thread.ts";
+import type { SpawnSandboxThread } from "../sandbox/sandbox-pool.ts";
+import type { FromSandboxThread } from "../sandbox/sandbox-thread.ts";
 
-const THREAD_MODULE = new URL("./sandbox-thread.ts", import.meta.url).href;
+const THREAD_MODULE = new URL("../sandbox/sandbox-thread.ts", import.meta.url).href;
 
 /** The worker's bootstrap: register tsx, then serve the pool on `parentPort`. */
 const BOOT = `

@@ -16,8 +16,8 @@
  * Runs are durable (durable-run.ts): each completed block is checkpointed, a later attempt resumes
  * from the checkpoints, and a long Wait parks the run (park_workflow_run) instead of holding a slot.
  */
-import type { TriggerKind } from "../engine/context.ts";
-import { executeWorkflow } from "../engine/execute.ts";
+import type { TriggerKind } from "../core/context.ts";
+import { executeWorkflow } from "../executor/execute.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";

@@ -10,7 +10,7 @@
 import { agentBlock } from "../blocks/agent/index.ts";
 import { apiBlock } from "../blocks/api/index.ts";
 import { apiTriggerBlock } from "../blocks/api-trigger/index.ts";
-import type { BlockHandler } from "../blocks/block-handler.ts";
+import type { BlockHandler } from "../core/block-handler.ts";
 import type { BlockDefinition } from "../blocks/block-definition.ts";
 import { chatTriggerBlock } from "../blocks/chat-trigger/index.ts";
 import { conditionBlock } from "../blocks/condition/index.ts";

@@ -20,7 +20,7 @@ import { readJson, readParams, validate } from "../../../http/body.ts";
 import { HttpError } from "../../../http/errors.ts";
 import { requestLogger } from "../../../http/logger.ts";
 import { workflowErrors as errors, workflowLog } from "../../../http/workflow-errors.ts";
-import type { TriggerRequest } from "../../engine/context.ts";
+import type { TriggerRequest } from "../../core/context.ts";
 import { ValidationError } from "../../state/issues.ts";
 import type { AdmittedSync, Refusal } from "../../runs/lifecycle-answers.ts";
 import { finishRun, prepareRun, recordUnexpectedEnd, type PreparedRun } from "../../runs/run-lifecycle.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileValue } from "../../engine/resolver.ts";
+import { compileValue } from "../../core/resolver.ts";
 import { conditionHandler } from "./handler.ts";
 import { testRun } from "../test-run.ts";
 
