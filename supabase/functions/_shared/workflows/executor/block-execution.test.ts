@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fn, flow, run, spansByName, wait } from "../engine/test-flows.ts";
+import { fn, flow, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("errors", () => {
   it("follows the error edge when a block fails and skips its normal edges", async () => {

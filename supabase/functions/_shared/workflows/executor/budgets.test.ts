@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_BLOCK_OUTPUT_CHARS, MAX_RUN_ITERATIONS } from "../core/limits.ts";
-import { flow, run } from "../engine/test-flows.ts";
+import { flow, run } from "../../../../../test/helpers/workflows/flows.ts";
 
 /** A manual run whose input is `{data}`, `chars` long. */
 function withData(chars: number) {

@@ -3,7 +3,7 @@ import { WorkflowBuilder } from "../state/state-builder.ts";
 import { iterationsOf } from "./containers.ts";
 import { compileWorkflow } from "./execute.ts";
 import type { CompiledNode } from "./graph.ts";
-import { fn, flow, gatedWaits, ifElse, run, spansByName, wait } from "../engine/test-flows.ts";
+import { fn, flow, gatedWaits, ifElse, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("loops", () => {
   it("runs a for loop one iteration after another, with <loop.index> and results per iteration", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "../core/errors.ts";
 import { executeWorkflow } from "./execute.ts";
-import { fn, flow, run, spansByName, wait } from "../engine/test-flows.ts";
+import { fn, flow, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("timeouts, cancellation and the Response block", () => {
   it("times out one block by its own timeout", async () => {

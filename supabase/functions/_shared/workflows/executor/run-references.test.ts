@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../state/issues.ts";
 import { executeWorkflow } from "./execute.ts";
-import { fn, flow, ifElse, run } from "../engine/test-flows.ts";
+import { fn, flow, ifElse, run } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("references", () => {
   it("resolves block outputs by normalised name, nested paths and array indexes", async () => {

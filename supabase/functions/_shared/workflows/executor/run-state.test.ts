@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flow, run } from "../engine/test-flows.ts";
+import { flow, run } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("the execution context", () => {
   it("lists the workspace's variable names but never their values", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileWorkflow, executeWorkflow } from "./execute.ts";
 import { follows } from "./scheduling.ts";
-import { fn, flow, gatedWaits, ifElse, run, spansByName, wait } from "../engine/test-flows.ts";
+import { fn, flow, gatedWaits, ifElse, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("scheduling", () => {
   it("starts a block as soon as all its inputs are done, not a whole layer later", async () => {

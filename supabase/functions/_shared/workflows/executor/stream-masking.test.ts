@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BlockHandler } from "../core/block-handler.ts";
-import { flow, run } from "../engine/test-flows.ts";
+import { flow, run } from "../../../../../test/helpers/workflows/flows.ts";
 
 /** A Variables block replaced by one that streams the given pieces, as an agent does. */
 function streaming(pieces: string[]): BlockHandler<unknown> {

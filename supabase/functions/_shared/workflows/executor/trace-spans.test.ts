@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fn, flow, run } from "../engine/test-flows.ts";
+import { fn, flow, run } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("trace spans and context", () => {
   it("records start, end, duration, input, output and error for every block", async () => {

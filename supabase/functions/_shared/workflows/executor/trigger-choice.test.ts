@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../state/state-builder.ts";
 import { executeWorkflow } from "./execute.ts";
-import { flow } from "../engine/test-flows.ts";
+import { flow } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("triggers", () => {
   const inputFormat = [

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { WorkflowError } from "../core/errors.ts";
 import { DEFAULT_SANDBOX_MEMORY_BYTES, type SandboxRequest } from "./sandbox.ts";
 import { accountShare, SandboxPool, type SpawnSandboxThread } from "./sandbox-pool.ts";
-import { nodeWorkerThreads } from "../engine/test-threads.ts";
+import { nodeWorkerThreads } from "../../../../../test/helpers/workflows/sandbox-threads.ts";
 
 function call(source: string, options: Partial<SandboxRequest> & { timeoutMs?: number } = {}): SandboxRequest {
   const { timeoutMs = 5_000, ...rest } = options;

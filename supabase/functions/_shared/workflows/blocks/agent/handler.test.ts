@@ -6,7 +6,7 @@ import { startQdrantStandIn, type QdrantStandIn } from "../../../../../../test/s
 import type { ModelUsage } from "../../core/context.ts";
 import { WorkflowError } from "../../core/errors.ts";
 import type { ModelPriceRow } from "../../outbound/model-prices.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { AgentInput } from "./config.ts";
 import { agentHandler } from "./handler.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileValue } from "../../core/resolver.ts";
 import { conditionHandler } from "./handler.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 
 /** Compiles conditions the way the executor does, with the given reference values. */
 function input(conditions: { id: string; kind: string; expression?: string }[], values: unknown[] = []) {

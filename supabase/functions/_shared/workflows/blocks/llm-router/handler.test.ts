@@ -4,7 +4,7 @@ import { standInOutbound } from "../../../../../../test/stand-ins/outbound.ts";
 import type { ModelUsage } from "../../core/context.ts";
 import { WorkflowError } from "../../core/errors.ts";
 import type { ModelPriceRow } from "../../outbound/model-prices.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { LlmRouterInput } from "./config.ts";
 import { llmRouterHandler } from "./handler.ts";
 

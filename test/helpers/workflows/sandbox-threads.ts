@@ -1,13 +1,13 @@
 /**
  * Sandbox threads for the pool's tests under Node (vitest), which has no Web Workers: each is a
  * node:worker_threads worker running the real sandbox-thread.ts, loaded through tsx since Node does
- * not run TypeScript by itself. Only tests import it.
+ * not run TypeScript by itself.
  */
 import { Worker } from "node:worker_threads";
-import type { SpawnSandboxThread } from "../sandbox/sandbox-pool.ts";
-import type { FromSandboxThread } from "../sandbox/sandbox-thread.ts";
+import type { SpawnSandboxThread } from "../../../supabase/functions/_shared/workflows/sandbox/sandbox-pool.ts";
+import type { FromSandboxThread } from "../../../supabase/functions/_shared/workflows/sandbox/sandbox-thread.ts";
 
-const THREAD_MODULE = new URL("../sandbox/sandbox-thread.ts", import.meta.url).href;
+const THREAD_MODULE = new URL("../../../supabase/functions/_shared/workflows/sandbox/sandbox-thread.ts", import.meta.url).href;
 
 /** The worker's bootstrap: register tsx, then serve the pool on `parentPort`. */
 const BOOT = `

@@ -1,4 +1,4 @@
-import type { ProposalDocument } from "./proposal-document.ts";
+import type { ProposalDocument } from "../../../supabase/functions/_shared/portal/proposal-document.ts";
 
 /** Test data for the pure renderers: a proposal as loadProposalForCaller returns it, with text that needs care. */
 export const sampleProposal: ProposalDocument = {

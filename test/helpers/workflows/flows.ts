@@ -1,12 +1,11 @@
 /**
- * Helpers for the engine's tests: a workflow that starts from a manual trigger, a run of it, spans
- * by name, and Wait blocks gated by the test so scheduling can be asserted without timing. Only
- * tests import it.
+ * Helpers for the executor's unit tests: a workflow that starts from a manual trigger, a run of it,
+ * spans by name, and Wait blocks gated by the test so scheduling can be asserted without timing.
  */
-import type { BlockHandler } from "../core/block-handler.ts";
-import { WorkflowBuilder } from "../state/state-builder.ts";
-import type { TraceSpan } from "../core/context.ts";
-import { executeWorkflow, type ExecuteOptions } from "../executor/execute.ts";
+import type { BlockHandler } from "../../../supabase/functions/_shared/workflows/core/block-handler.ts";
+import { WorkflowBuilder } from "../../../supabase/functions/_shared/workflows/state/state-builder.ts";
+import type { TraceSpan } from "../../../supabase/functions/_shared/workflows/core/context.ts";
+import { executeWorkflow, type ExecuteOptions } from "../../../supabase/functions/_shared/workflows/executor/execute.ts";
 
 /** A manual trigger plus whatever the test adds. */
 export function flow(): WorkflowBuilder {

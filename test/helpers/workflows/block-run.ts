@@ -1,13 +1,13 @@
 /**
  * A BlockRun for handler unit tests: real sandbox and clock by default, no trigger, a generous
- * deadline. Only tests import it.
+ * deadline.
  */
-import { memoryFileStore } from "../core/files.ts";
-import { inlineSandbox } from "../sandbox/sandbox.ts";
-import { systemClock } from "../core/clock.ts";
-import type { BlockIdentity } from "../core/errors.ts";
-import type { BlockRun } from "../core/block-handler.ts";
-import { defaultOutboundServices } from "../outbound/services.ts";
+import { memoryFileStore } from "../../../supabase/functions/_shared/workflows/core/files.ts";
+import { inlineSandbox } from "../../../supabase/functions/_shared/workflows/sandbox/sandbox.ts";
+import { systemClock } from "../../../supabase/functions/_shared/workflows/core/clock.ts";
+import type { BlockIdentity } from "../../../supabase/functions/_shared/workflows/core/errors.ts";
+import type { BlockRun } from "../../../supabase/functions/_shared/workflows/core/block-handler.ts";
+import { defaultOutboundServices } from "../../../supabase/functions/_shared/workflows/outbound/services.ts";
 
 /** Builds a BlockRun around `input`; `overrides` replace any part. */
 export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>> = {}): BlockRun<Input> {
