@@ -16,7 +16,7 @@ import { readJson, readParams, validate } from "../../http/body.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
 import { isUuid } from "../../http/uuid.ts";
-import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
+import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
 import type { TriggerRequest } from "../core/context.ts";
 import { WorkflowError } from "../core/errors.ts";
 import { executeWorkflow } from "../executor/execute.ts";

@@ -16,7 +16,7 @@
  */
 import { createSse } from "../../http/sse.ts";
 import { requestLogger } from "../../http/logger.ts";
-import { workflowLog } from "../../http/workflow-errors.ts";
+import { workflowLog } from "../workflow-errors.ts";
 import type { ExecutionResult, TraceSpan, TriggerRequest } from "../core/context.ts";
 import { executeWorkflow } from "../executor/execute.ts";
 import type { AdmittedSync } from "../runs/lifecycle-answers.ts";

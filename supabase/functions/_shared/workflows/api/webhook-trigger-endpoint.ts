@@ -18,7 +18,7 @@ import { readJson, readParams } from "../../http/body.ts";
 import { secretsEqual } from "../../http/constant-time.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
-import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
+import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
 import type { InputField } from "../blocks/input-format.ts";
 import { WEBHOOK_PATH } from "../blocks/generic-webhook/config.ts";
 import { WorkflowError } from "../core/errors.ts";

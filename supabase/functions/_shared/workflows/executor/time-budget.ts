@@ -15,8 +15,8 @@
  * A value that is not a positive whole number is ignored with a warning, rather than taking down
  * the function that serves other APIs beside the workflows.
  */
-import { readEnv } from "../../db/env.ts";
-import { workflowLog } from "../../http/workflow-errors.ts";
+import { readEnv } from "../../config/env.ts";
+import { workflowLog } from "../workflow-errors.ts";
 
 /** Hosted Supabase's wall clock on the free plan, when FUNCTIONS_WALL_CLOCK_MS is not set. */
 export const DEFAULT_WALL_CLOCK_MS = 150_000;

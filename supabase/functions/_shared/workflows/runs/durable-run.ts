@@ -8,7 +8,7 @@
  * `WORKFLOW_PARK_AFTER_MS` (default 30 s): Waits longer than this park the run instead of sleeping in
  * the worker (as do Waits that would outlast the attempt's time).
  */
-import { readEnv } from "../../db/env.ts";
+import { readEnv } from "../../config/env.ts";
 import type { Durability } from "../executor/durable.ts";
 import { WorkflowError } from "../core/errors.ts";
 import { setting } from "../executor/time-budget.ts";

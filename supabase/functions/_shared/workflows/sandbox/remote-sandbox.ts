@@ -12,12 +12,12 @@
  * `serveSandboxRequest` (the function's handler, service role only).
  */
 import { z } from "zod";
-import { readEnv } from "../../db/env.ts";
+import { readEnv } from "../../config/env.ts";
 import { readJson, validate } from "../../http/body.ts";
 import { resolveCaller } from "../../http/caller.ts";
 import { HttpError } from "../../http/errors.ts";
 import { serveEndpoint } from "../../http/routing.ts";
-import { workflowErrors, workflowLog } from "../../http/workflow-errors.ts";
+import { workflowErrors, workflowLog } from "../workflow-errors.ts";
 import { messageOf, WorkflowError } from "../core/errors.ts";
 import { MAX_BLOCK_OUTPUT_CHARS, MAX_REQUEST_BODY_BYTES, MAX_SANDBOX_MEMORY_BYTES, MAX_SANDBOX_TIMEOUT_MS } from "../core/limits.ts";
 import type { SandboxOutcome } from "./quickjs-runner.ts";

@@ -13,7 +13,7 @@
  * code is CPU-bound, but more threads than cores let a short call take turns with a long one
  * instead of queueing behind it, at the cost of one V8 isolate and one QuickJS heap each.
  */
-import { readEnv } from "../../db/env.ts";
+import { readEnv } from "../../config/env.ts";
 import { projectSandboxOptions, remoteSandbox } from "./remote-sandbox.ts";
 import { inlineSandbox, type Sandbox } from "./sandbox.ts";
 import { SandboxPool, SandboxThreadsUnavailable, webWorkerThreads } from "./sandbox-pool.ts";

@@ -19,7 +19,7 @@ import type { Context } from "hono";
 import { readJson, readParams, validate } from "../../../http/body.ts";
 import { HttpError } from "../../../http/errors.ts";
 import { requestLogger } from "../../../http/logger.ts";
-import { workflowErrors as errors, workflowLog } from "../../../http/workflow-errors.ts";
+import { workflowErrors as errors, workflowLog } from "../../workflow-errors.ts";
 import type { TriggerRequest } from "../../core/context.ts";
 import { ValidationError } from "../../state/issues.ts";
 import type { AdmittedSync, Refusal } from "../../runs/lifecycle-answers.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { HttpError } from "./errors.ts";
+import { HttpError } from "../http/errors.ts";
 import { workflowErrors } from "./workflow-errors.ts";
 
 describe("workflowErrors", () => {

@@ -1,12 +1,12 @@
 /**
  * The workflow service's wording and envelope for the toolkit's errors: `{error, code}` with the
- * service's upper-case codes (docs/workflows.md), details such as `issues` beside them. The `api`
- * function already answers its own 404 with it; the workflow handlers adopt it when they move
- * onto the toolkit (they still use their RequestError for now), after which this file belongs in
- * _shared/workflows/api/.
+ * service's upper-case codes (docs/workflows.md), details such as `issues` beside them, and the
+ * service's one logger. Every workflow surface answers with it (the `api` function's workflow
+ * routes, the async worker, the sandbox function, the webhook worker), so it sits at the top of
+ * workflows/ rather than in http/, which stays neutral between services.
  */
-import { HttpError, type InputPart, type Problem, type ServiceErrors } from "./errors.ts";
-import { createLogger } from "./logger.ts";
+import { HttpError, type InputPart, type Problem, type ServiceErrors } from "../http/errors.ts";
+import { createLogger } from "../http/logger.ts";
 
 /** The workflow service's one logger. */
 export const workflowLog = createLogger("workflows");
