@@ -4,7 +4,7 @@
  */
 import type { OutboundServices } from "../outbound/services.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "./errors.ts";
-import type { Sandbox } from "../sandbox/sandbox.ts";
+import type { Sandbox } from "./sandbox-contract.ts";
 
 /** How a run was started (the spec's five entry points). */
 export type TriggerKind = "manual" | "api" | "webhook" | "schedule" | "chat";

@@ -21,9 +21,7 @@
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten";
 import type { WorkflowErrorCode } from "../core/errors.ts";
 import { describeChars } from "../core/limits.ts";
-
-/** What a piece of code is: a function body (may `return` and `await`) or a single expression. */
-export type SandboxKind = "function" | "expression";
+import type { SandboxKind } from "../core/sandbox-contract.ts";
 
 /** One call as it travels to wherever the code runs: plain data only. */
 export interface SandboxCall {

@@ -21,7 +21,8 @@ import { workflowErrors, workflowLog } from "../workflow-errors.ts";
 import { messageOf, WorkflowError } from "../core/errors.ts";
 import { MAX_BLOCK_OUTPUT_CHARS, MAX_REQUEST_BODY_BYTES, MAX_SANDBOX_MEMORY_BYTES, MAX_SANDBOX_TIMEOUT_MS } from "../core/limits.ts";
 import type { SandboxOutcome } from "./quickjs-runner.ts";
-import { refuseEarly, runInline, settle, toCall, type Sandbox } from "./sandbox.ts";
+import type { Sandbox } from "../core/sandbox-contract.ts";
+import { refuseEarly, runInline, settle, toCall } from "./sandbox.ts";
 
 /** The body of a call: the call with a time limit instead of a deadline (the two isolates' clocks may differ). */
 export const remoteCallSchema = z

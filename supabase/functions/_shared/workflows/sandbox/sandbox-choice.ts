@@ -15,7 +15,8 @@
  */
 import { readEnv } from "../../config/env.ts";
 import { projectSandboxOptions, remoteSandbox } from "./remote-sandbox.ts";
-import { inlineSandbox, type Sandbox } from "./sandbox.ts";
+import type { Sandbox } from "../core/sandbox-contract.ts";
+import { inlineSandbox } from "./sandbox.ts";
 import { SandboxPool, SandboxThreadsUnavailable, webWorkerThreads } from "./sandbox-pool.ts";
 
 /** Where user code runs. */

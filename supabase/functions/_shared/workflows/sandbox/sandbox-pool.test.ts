@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { WorkflowError } from "../core/errors.ts";
-import { DEFAULT_SANDBOX_MEMORY_BYTES, type SandboxRequest } from "./sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES, type SandboxRequest } from "../core/sandbox-contract.ts";
 import { accountShare, SandboxPool, type SpawnSandboxThread } from "./sandbox-pool.ts";
 import { nodeWorkerThreads } from "../../../../../test/helpers/workflows/sandbox-threads.ts";
 

@@ -26,7 +26,8 @@
  *    SANDBOX_TIMEOUT.
  */
 import { WorkflowError } from "../core/errors.ts";
-import { refuseEarly, settle, toCall, type Sandbox, type SandboxRequest, type SandboxResult } from "./sandbox.ts";
+import type { Sandbox, SandboxRequest, SandboxResult } from "../core/sandbox-contract.ts";
+import { refuseEarly, settle, toCall } from "./sandbox.ts";
 import type { FromSandboxThread, ToSandboxThread } from "./sandbox-thread.ts";
 
 /** A started thread, as the pool drives it. */

@@ -5,7 +5,7 @@
  * handler reads, so a cancellation reaches code that never yields. The thread itself has no other
  * job: whatever the code does, only this thread is busy.
  */
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "./sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../core/sandbox-contract.ts";
 import { loadQuickJS, moduleFor, runQuickJS, type SandboxCall, type SandboxOutcome, type SizedModule } from "./quickjs-runner.ts";
 
 /** Messages from the pool to a thread. */

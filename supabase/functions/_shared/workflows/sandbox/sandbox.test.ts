@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "../core/errors.ts";
 import { calleeAt } from "./quickjs-runner.ts";
-import { DEFAULT_SANDBOX_MEMORY_BYTES, inlineSandbox, type SandboxKind } from "./sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES, type SandboxKind } from "../core/sandbox-contract.ts";
+import { inlineSandbox } from "./sandbox.ts";
 
 function run(source: string, options: { kind?: SandboxKind; values?: unknown[]; refs?: string[]; timeoutMs?: number; memoryBytes?: number } = {}) {
   return inlineSandbox.run({

@@ -1,57 +1,17 @@
 /**
- * The sandbox as the executor sees it: a `run(request)` that resolves with the code's result or
- * rejects with a WorkflowError. Where the code runs depends on the runtime (sandbox-choice.ts):
- * a pool of worker threads off the request thread (sandbox-pool.ts), the `workflow-sandbox`
- * function over HTTP (remote-sandbox.ts), or, under Node (vitest, the in-process benchmark), the
- * caller's own thread (`inlineSandbox` below). Each runs the same QuickJS call (quickjs-runner.ts).
+ * What every sandbox runner shares (a request's deadline, its plain-data call, its settled result)
+ * and the inline runner. The contract itself is core/sandbox-contract.ts; where the code runs
+ * depends on the runtime (sandbox-choice.ts): a pool of worker threads off the request thread
+ * (sandbox-pool.ts), the `workflow-sandbox` function over HTTP (remote-sandbox.ts), or, under Node
+ * (vitest, the in-process benchmark), the caller's own thread (`inlineSandbox` below). Each runs the
+ * same QuickJS call (quickjs-runner.ts).
  */
 import type { QuickJSWASMModule } from "quickjs-emscripten";
 import { inUserTerms } from "../core/code-references.ts";
 import { WorkflowError } from "../core/errors.ts";
 import { MAX_BLOCK_OUTPUT_CHARS } from "../core/limits.ts";
-import { moduleFor, runQuickJS, type SizedModule, type SandboxCall, type SandboxKind, type SandboxOutcome, type StopCheck } from "./quickjs-runner.ts";
-
-export type { SandboxKind };
-
-/** One call into the sandbox. */
-export interface SandboxRequest {
-  kind: SandboxKind;
-  /** The code, with references already replaced by `__refs[i]` (see code-references.ts). */
-  source: string;
-  /** The values of `__refs`, passed as data. */
-  values: readonly unknown[];
-  /** The reference each `__refs[i]` stands for, as the user wrote it: error messages name those. */
-  refs?: readonly string[];
-  /** Epoch milliseconds past which the code never runs, however it waited (the run's time limit). */
-  deadline: number;
-  /**
-   * The code's own time limit, counted from when it starts: time spent waiting for a free sandbox
-   * thread does not count against it. Without it the code may run until `deadline`.
-   */
-  timeoutMs?: number;
-  /** Heap limit for this call, in bytes. */
-  memoryBytes: number;
-  /** Aborting it stops the code at once; the call rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** Whose call it is (the execution id): a busy pool serves the runs waiting for it in turn. */
-  owner?: string;
-  /** The billing account the run is charged to: a pool shares its threads fairly between accounts. */
-  account?: string;
-}
-
-/** What the code produced: its JSON-serialisable result and what it printed. */
-export interface SandboxResult {
-  value: unknown;
-  stdout: string;
-}
-
-/** The sandbox as the executor sees it (tests may substitute their own). */
-export interface Sandbox {
-  run(request: SandboxRequest): Promise<SandboxResult>;
-}
-
-/** Default heap per call. */
-export const DEFAULT_SANDBOX_MEMORY_BYTES = 32 * 1024 * 1024;
+import type { Sandbox, SandboxRequest, SandboxResult } from "../core/sandbox-contract.ts";
+import { moduleFor, runQuickJS, type SizedModule, type SandboxCall, type SandboxOutcome, type StopCheck } from "./quickjs-runner.ts";
 
 /** When code that starts at `startedAt` must stop: its own limit from then, never past the run's. */
 export function stopAt(request: SandboxRequest, startedAt: number = Date.now()): number {

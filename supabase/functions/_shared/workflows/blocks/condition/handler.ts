@@ -5,7 +5,7 @@
  */
 import { WorkflowError } from "../../core/errors.ts";
 import type { ResolvedCode } from "../../core/resolver.ts";
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../sandbox/sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../core/sandbox-contract.ts";
 import { CONDITION_HANDLE_PREFIX } from "./config.ts";
 import type { BlockHandler } from "../../core/block-handler.ts";
 

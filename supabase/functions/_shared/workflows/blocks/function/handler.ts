@@ -3,7 +3,7 @@
  * value is `<fn.result>`, what it printed is `<fn.stdout>`. References in the code are values
  * (`<api.items>.length` is a number), not text pasted into the source.
  */
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../sandbox/sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../core/sandbox-contract.ts";
 import type { ResolvedCode } from "../../core/resolver.ts";
 import type { BlockHandler } from "../../core/block-handler.ts";
 

@@ -4,7 +4,7 @@
  * default fails the block with NO_ROUTE, so an `error` edge can take over. `matches` runs the
  * user's regular expression in the sandbox, so a catastrophic pattern cannot stall the server.
  */
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../sandbox/sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../core/sandbox-contract.ts";
 import { ROUTER_HANDLE_PREFIX } from "./config.ts";
 import { WorkflowError } from "../../core/errors.ts";
 import { preview } from "../../core/values.ts";
