@@ -53,3 +53,10 @@ export const MAX_SANDBOX_TIMEOUT_MS = 60_000;
 
 /** The largest heap a sandbox call may have (a Function block's `memoryLimitMb` cap). */
 export const MAX_SANDBOX_MEMORY_BYTES = 128 * 1024 * 1024;
+
+/**
+ * The longest a Wait may pause in a run that can park (an async run): 30 days. The Wait block
+ * enforces it and the executor's durable runs honour it; it is here, not in executor/durable.ts,
+ * because a block that imports the executor closes an import circle through the spec registry.
+ */
+export const MAX_DURABLE_WAIT_MS = 30 * 24 * 60 * 60_000;

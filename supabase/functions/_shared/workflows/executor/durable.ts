@@ -19,85 +19,16 @@
  *
  * Loops and parallels are not checkpointed themselves: their bodies' blocks are, under keys that
  * name the iteration (`fn1[loop1:2]`), so a resumed container re-enters and replays what it finished.
- * Synchronous runs have no Durability and pay nothing for any of this.
+ * Synchronous runs have no Durability and pay nothing for any of this. The history's shapes and
+ * its index are replay.ts, which the run's state holds without importing this file.
  */
 import type { BlockOutput, ModelUsage, TraceSpan } from "../core/context.ts";
 import type { CompiledNode } from "./graph.ts";
+import { RunParked } from "./replay.ts";
 import type { Frame, Run } from "./run-state.ts";
-
-/** The longest a Wait may pause in a run that can park (an async run): 30 days. */
-export const MAX_DURABLE_WAIT_MS = 30 * 24 * 60 * 60_000;
 
 /** How far ahead of the attempt's deadline a Wait parks rather than sleeps, so the attempt can still end cleanly. */
 const DEADLINE_MARGIN_MS = 2_000;
-
-/** A block instance that completed in an earlier attempt. */
-export interface CompletedCheckpoint {
-  kind: "completed";
-  /** The block instance: its id plus its iteration path (`fn1[loop1:2]`), as trace spans name it. */
-  key: string;
-  output: BlockOutput;
-  /** True when it failed and an `error` edge took over. */
-  failed: boolean;
-  /** Its trace span, secrets masked. */
-  span: TraceSpan;
-  /** The run's variables after it completed. */
-  variables: Record<string, unknown>;
-  /** The model calls it made (charged once, when the run finishes). */
-  modelUsage: ModelUsage[];
-}
-
-/** A Wait that parked the run: when it is due (epoch ms). */
-export interface TimerCheckpoint {
-  kind: "timer";
-  key: string;
-  dueAt: number;
-}
-
-/** One entry of a run's history. */
-export type Checkpoint = CompletedCheckpoint | TimerCheckpoint;
-
-/** What makes a run durable: given by the async worker, never by the synchronous endpoints. */
-export interface Durability {
-  /** The run's history from earlier attempts, in the order it was recorded. */
-  history: readonly Checkpoint[];
-  /** Persists a checkpoint; the run goes on only once it resolves. A rejection stops the run. */
-  record(checkpoint: Checkpoint): Promise<void>;
-  /** Waits longer than this park the run instead of sleeping. */
-  parkAfterMs: number;
-}
-
-/** The run's abort reason when it parks: ends the attempt, successfully, until `resumeAt`. */
-export class RunParked {
-  readonly reason = "run parked";
-  constructor(readonly resumeAt: number) {}
-}
-
-/** A Durability's history, indexed for replay. */
-export class Replay {
-  private readonly completed = new Map<string, CompletedCheckpoint>();
-  private readonly timers = new Map<string, number>();
-  /** The variables after the last recorded completion: where a resumed run's variables start. */
-  readonly variables: Record<string, unknown> | null = null;
-
-  constructor(readonly durability: Durability) {
-    for (const checkpoint of durability.history) {
-      if (checkpoint.kind === "timer") this.timers.set(checkpoint.key, checkpoint.dueAt);
-      else {
-        this.completed.set(checkpoint.key, checkpoint);
-        this.variables = checkpoint.variables;
-      }
-    }
-  }
-
-  completedOf(key: string): CompletedCheckpoint | undefined {
-    return this.completed.get(key);
-  }
-
-  timerOf(key: string): number | undefined {
-    return this.timers.get(key);
-  }
-}
 
 /** The key of a block instance: its id plus its frame's iteration path. */
 export function instanceKey(node: CompiledNode, frame: Frame): string {

@@ -11,7 +11,7 @@ import { defaultOutboundServices } from "../outbound/services.ts";
 import type { ExecutionResult, ExecutorServices, RunStatus, TraceSpan, TriggerRequest } from "../core/context.ts";
 import { BlockError, messageOf, WorkflowError, type BlockIdentity } from "../core/errors.ts";
 import { memoryFileStore } from "../core/files.ts";
-import { Replay, RunParked, type Durability } from "./durable.ts";
+import { Replay, RunParked, type Durability } from "./replay.ts";
 import { compileWorkflow, rootPlan, type CompiledWorkflow } from "./graph.ts";
 import { newFrame, ResponseSent, Run, snapshotOf } from "./run-state.ts";
 import { defaultSandbox } from "../sandbox/sandbox-choice.ts";

@@ -9,7 +9,7 @@ import type { BlockHandler } from "../core/block-handler.ts";
 import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, ExecutionSnapshot, ExecutorServices, ModelUsage, TraceSpan, TriggerRequest } from "../core/context.ts";
-import type { Replay } from "./durable.ts";
+import type { Replay } from "./replay.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
 import { inputTexts, secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "../core/resolver.ts";
@@ -91,7 +91,7 @@ export class Run {
   /** Sizes of outputs measured already, so a loop's results are not measured twice (json-size.ts). */
   readonly sizes = new WeakMap<object, number>();
   response: BlockOutput | null = null;
-  /** An async run's history and checkpoint recorder (durable.ts); null for synchronous runs. */
+  /** An async run's history and checkpoint recorder (replay.ts, durable.ts); null for synchronous runs. */
   replay: Replay | null = null;
   /** The billing account the run is charged to: the sandbox shares its threads fairly between accounts. */
   account: string | null = null;

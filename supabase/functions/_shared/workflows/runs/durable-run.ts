@@ -9,7 +9,7 @@
  * the worker (as do Waits that would outlast the attempt's time).
  */
 import { readEnv } from "../../config/env.ts";
-import type { Durability } from "../executor/durable.ts";
+import type { Durability } from "../executor/replay.ts";
 import { WorkflowError } from "../core/errors.ts";
 import { setting } from "../executor/time-budget.ts";
 import type { ParkAnswer, RunPayload } from "./lifecycle-answers.ts";

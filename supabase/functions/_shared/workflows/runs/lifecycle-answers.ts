@@ -3,7 +3,7 @@
  * ours and its answers are built by jsonb_build_object, so they are read as typed, not re-validated
  * on every request (that costs the hot path more than the call itself).
  */
-import type { Checkpoint } from "../executor/durable.ts";
+import type { Checkpoint } from "../executor/replay.ts";
 
 /** A bucket's state, for the X-RateLimit-* headers. */
 export interface RateLimitState {
