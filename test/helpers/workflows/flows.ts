@@ -5,7 +5,7 @@
 import type { BlockHandler } from "../../../supabase/functions/_shared/workflows/core/block-handler.ts";
 import { WorkflowBuilder } from "../../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { TraceSpan } from "../../../supabase/functions/_shared/workflows/core/context.ts";
-import { executeWorkflow, type ExecuteOptions } from "../../../supabase/functions/_shared/workflows/executor/execute.ts";
+import { runWorkflow, type RunWorkflowOptions } from "../../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 
 /** A manual trigger plus whatever the test adds. */
 export function flow(): WorkflowBuilder {
@@ -13,8 +13,8 @@ export function flow(): WorkflowBuilder {
 }
 
 /** Runs the builder's state from a manual trigger. */
-export function run(builder: WorkflowBuilder, options: Partial<ExecuteOptions> = {}) {
-  return executeWorkflow({ workflow: builder.build(), trigger: { kind: "manual" }, ...options });
+export function run(builder: WorkflowBuilder, options: Partial<RunWorkflowOptions> = {}) {
+  return runWorkflow({ workflow: builder.build(), trigger: { kind: "manual" }, ...options });
 }
 
 /** Flattens spans (iterations included) into `name` → spans. */

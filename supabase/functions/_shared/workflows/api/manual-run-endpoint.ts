@@ -15,7 +15,7 @@ import { isUuid } from "../../http/uuid.ts";
 import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
 import type { TriggerRequest } from "../core/context.ts";
 import { WorkflowError } from "../core/errors.ts";
-import { executeWorkflow } from "../executor/execute.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
 import { MAX_REQUEST_BODY_BYTES } from "../core/limits.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, StoredResponse } from "../runs/lifecycle-answers.ts";
@@ -64,7 +64,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     const files = services.files({ workspaceId: answer.workflow.workspaceId, workflowId: id, executionId: answer.executionId });
     let result;
     try {
-      result = await executeWorkflow({
+      result = await runWorkflow({
         workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: request.signal,
         timeoutMs: Math.min(body.timeoutMs ?? services.syncTimeoutMs, services.syncTimeoutMs), services: { files },
       });

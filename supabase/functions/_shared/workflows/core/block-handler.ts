@@ -48,8 +48,6 @@ export interface BlockRun<Input> {
 
 /** A block type's behaviour. `execute` is a method so handlers of different inputs share one registry. */
 export interface BlockHandler<Input = unknown> {
-  /** Config fields holding code, as patterns (`code`, `conditions[].expression`). */
-  readonly codePaths?: readonly string[];
   /** The block's timeout in ms when its config sets none, given its resolved input. */
   timeoutMs(input: Input): number;
   /**
@@ -67,3 +65,10 @@ export interface BlockHandler<Input = unknown> {
 
 /** Default timeout for blocks that do not say otherwise. */
 export const DEFAULT_BLOCK_TIMEOUT_MS = 30_000;
+
+/**
+ * Every block type's handler, by type: blocks/handlers.ts builds it and runs/ hands it to the
+ * executor, which imports no handler itself. Generic over the type names so the kernel need not
+ * know the catalogue.
+ */
+export type BlockHandlers<Type extends string = string> = Readonly<Record<Type, BlockHandler<unknown>>>;

@@ -5,7 +5,7 @@
  * the block's output (`{error, code}`) and the run goes on.
  */
 import type { BlockRun } from "../core/block-handler.ts";
-import type { HandledBlockType } from "../state/catalogue.ts";
+import type { HandledBlockType } from "../blocks/specs.ts";
 import { chargeOutput } from "./budgets.ts";
 import type { Cancellation } from "./cancellation.ts";
 import { runContainer } from "./containers.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BlockHandler } from "../core/block-handler.ts";
-import { BLOCK_HANDLERS } from "../state/catalogue.ts";
+import { BLOCK_HANDLERS } from "../blocks/handlers.ts";
 import type { Clock } from "../core/context.ts";
 import type { Checkpoint, Durability } from "./replay.ts";
 import { fn, flow, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";

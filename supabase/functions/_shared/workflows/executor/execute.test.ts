@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "../core/errors.ts";
-import { executeWorkflow } from "./execute.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
 import { fn, flow, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("timeouts, cancellation and the Response block", () => {
@@ -69,7 +69,7 @@ describe("timeouts, cancellation and the Response block", () => {
 
 describe("executeWorkflow", () => {
   it("throws typed errors for callers to map", async () => {
-    const error = await executeWorkflow({ workflow: { blocks: {} }, trigger: { kind: "manual" } }).catch((caught: unknown) => caught);
+    const error = await runWorkflow({ workflow: { blocks: {} }, trigger: { kind: "manual" } }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WorkflowError);
     expect((error as WorkflowError).code).toBe("INVALID_WORKFLOW");
   });

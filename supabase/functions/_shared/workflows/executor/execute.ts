@@ -1,11 +1,12 @@
 /**
- * The engine's entry points: `compileWorkflow` (validate and compile a state once) and
+ * The executor's entry points: `compileWorkflow` (validate and compile a state once) and
  * `executeWorkflow` (run it from a trigger). Pure TypeScript with no I/O of its own: the sandbox,
- * the clock and the file store are injected services, so the same code runs under Deno (edge
- * functions) and Node (vitest, the benchmark).
+ * the clock and the file store are injected services, and the block handlers are an argument
+ * (runs/run-workflow.ts passes the registry), so the same code runs under Deno (edge functions)
+ * and Node (vitest, the benchmark) and loads no handler itself.
  */
-import { BLOCK_HANDLERS, type HandledBlockType } from "../state/catalogue.ts";
-import type { BlockHandler } from "../core/block-handler.ts";
+import type { HandledBlockType } from "../blocks/specs.ts";
+import type { BlockHandlers } from "../core/block-handler.ts";
 import { systemClock } from "../core/clock.ts";
 import { defaultOutboundServices } from "../outbound/services.ts";
 import type { ExecutionResult, ExecutorServices, RunStatus, TraceSpan, TriggerRequest } from "../core/context.ts";
@@ -38,8 +39,8 @@ export interface ExecuteOptions {
   /** The billing account the run is charged to, so the sandbox can share its threads fairly between accounts. */
   account?: string | null;
   services?: Partial<ExecutorServices>;
-  /** Replaces built-in handlers (tests use it to observe scheduling). */
-  handlers?: Partial<Record<HandledBlockType, BlockHandler<unknown>>>;
+  /** What each block type does: blocks/handlers.ts's registry, which runs/run-workflow.ts passes in. */
+  handlers: BlockHandlers<HandledBlockType>;
   /** Called as each block (not iteration) finishes, with secrets masked; errors thrown by it are ignored. */
   onBlockComplete?: (span: TraceSpan) => void;
   /** Called with each piece of text a block streams (`BlockRun.emitChunk`), tagged with its block id, secrets masked; errors thrown by it are ignored. */
@@ -83,7 +84,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     triggerNode,
     options.env ?? {},
     services,
-    { ...BLOCK_HANDLERS, ...options.handlers } as Record<HandledBlockType, BlockHandler<unknown>>,
+    options.handlers,
     startTime + timeoutMs,
     options.onBlockComplete,
     options.onChunk,

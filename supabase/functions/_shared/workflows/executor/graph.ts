@@ -3,8 +3,8 @@
  * loop or parallel body) of nodes with numbered, in-scope edges, and every config value turned
  * into a resolver. Compiling once per state keeps each run to lookups and counters.
  */
-import type { ChoiceHandles } from "../blocks/block-definition.ts";
-import { BLOCK_HANDLERS, BLOCK_TYPES, type BlockType, type HandledBlockType } from "../state/catalogue.ts";
+import type { ChoiceHandles } from "../blocks/block-spec.ts";
+import { BLOCK_TYPES, type BlockType } from "../blocks/specs.ts";
 import { normalizeBlockName } from "../state/names.ts";
 import { ERROR_HANDLE, LOOP_START_HANDLE, PARALLEL_START_HANDLE, type WorkflowBlock, type WorkflowState } from "../state/state-schema.ts";
 import { parseWorkflowState } from "../state/validate.ts";
@@ -112,7 +112,7 @@ export function planScope(scope: CompiledScope, entries: number[]): ScopePlan {
 
 function codePathsOf(type: BlockType): ReadonlySet<string> {
   if (type === "loop" || type === "parallel") return new Set();
-  return new Set(BLOCK_HANDLERS[type as HandledBlockType].codePaths ?? []);
+  return new Set(BLOCK_TYPES[type].codePaths ?? []);
 }
 
 /**

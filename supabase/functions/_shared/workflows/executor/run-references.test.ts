@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../state/issues.ts";
-import { executeWorkflow } from "./execute.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
 import { fn, flow, ifElse, run } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("references", () => {
@@ -64,7 +64,7 @@ describe("references", () => {
 
   it("refuses to run a state whose references name no block", async () => {
     const state = flow().block("read", "variables", { assignments: [{ name: "v", value: "<nothere.value>" }] }, { name: "Read" }).chain("start", "read").build();
-    const error = await executeWorkflow({ workflow: state, trigger: { kind: "manual" } }).catch((caught: unknown) => caught);
+    const error = await runWorkflow({ workflow: state, trigger: { kind: "manual" } }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message).toContain("<nothere.value>");
   });

@@ -5,8 +5,8 @@
  * Scheduling decides when a block runs; this module records what it produced, and turns the
  * top-level frame into the execution context a result reports.
  */
-import type { BlockHandler } from "../core/block-handler.ts";
-import { BLOCK_DEFINITIONS, type HandledBlockType } from "../state/catalogue.ts";
+import type { BlockHandlers } from "../core/block-handler.ts";
+import { BLOCK_SPECS, type HandledBlockType } from "../blocks/specs.ts";
 import { Cancellation } from "./cancellation.ts";
 import type { BlockOutput, ExecutionSnapshot, ExecutorServices, ModelUsage, TraceSpan, TriggerRequest } from "../core/context.ts";
 import type { Replay } from "./replay.ts";
@@ -15,7 +15,7 @@ import { inputTexts, secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "../core/resolver.ts";
 
 /** Where the context reports each choosing block type's decisions: one entry per group, even when none ran. */
-const DECISION_GROUPS = [...new Set(BLOCK_DEFINITIONS.flatMap((definition) => ("choice" in definition && definition.choice ? [definition.choice.decisionGroup ?? definition.type] : [])))];
+const DECISION_GROUPS = [...new Set(BLOCK_SPECS.flatMap((spec) => ("choice" in spec && spec.choice ? [spec.choice.decisionGroup ?? spec.type] : [])))];
 
 /** Marks the root scope's abort when a Response block has answered: the run is over, successfully. */
 export class ResponseSent {
@@ -114,7 +114,7 @@ export class Run {
     readonly triggerNode: CompiledNode,
     readonly env: Readonly<Record<string, string>>,
     readonly services: ExecutorServices,
-    readonly handlers: Record<HandledBlockType, BlockHandler<unknown>>,
+    readonly handlers: BlockHandlers<HandledBlockType>,
     readonly deadline: number,
     readonly onBlockComplete: SpanObserver | undefined,
     readonly onChunk: ChunkObserver | undefined = undefined,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileWorkflow, executeWorkflow } from "./execute.ts";
+import { compileWorkflow } from "./execute.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
 import { follows } from "./scheduling.ts";
 import { fn, flow, gatedWaits, ifElse, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";
 
@@ -69,7 +70,7 @@ describe("scheduling", () => {
 
   it("compiles once and runs many times", async () => {
     const compiled = compileWorkflow(flow().block("a", "function", fn("return <start.input.n> + 1;")).chain("start", "a").build());
-    const results = await Promise.all([1, 2, 3].map((n) => executeWorkflow({ workflow: compiled, trigger: { kind: "manual", input: { n } } })));
+    const results = await Promise.all([1, 2, 3].map((n) => runWorkflow({ workflow: compiled, trigger: { kind: "manual", input: { n } } })));
     expect(results.map((result) => (result.output as { result: number }).result)).toEqual([2, 3, 4]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../state/state-builder.ts";
-import { executeWorkflow } from "./execute.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
 import { flow } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("triggers", () => {
@@ -16,33 +16,33 @@ describe("triggers", () => {
       .block("api", "api_trigger", { inputFormat }, { name: "API" })
       .block("read", "variables", { assignments: [{ name: "age", value: "<api.age>" }, { name: "input", value: "<api.input>" }, { name: "nested", value: "<api.input.meta.a>" }] })
       .chain("api", "read");
-    const result = await executeWorkflow({ workflow: builder.build(), trigger: { kind: "api", input: { name: "Bo", age: "41", vip: false, meta: { a: 2 }, extra: "kept" } } });
+    const result = await runWorkflow({ workflow: builder.build(), trigger: { kind: "api", input: { name: "Bo", age: "41", vip: false, meta: { a: 2 }, extra: "kept" } } });
     expect(result.context.blockStates.api.output).toEqual({ name: "Bo", age: 41, vip: false, meta: { a: 2 }, input: { name: "Bo", age: 41, vip: false, meta: { a: 2 }, extra: "kept" } });
     expect(result.context.variables).toEqual({ age: 41, input: { name: "Bo", age: 41, vip: false, meta: { a: 2 }, extra: "kept" }, nested: 2 });
   });
 
   it("uses the value column in a manual run of an API-triggered workflow", async () => {
     const builder = new WorkflowBuilder().block("api", "api_trigger", { inputFormat }, { name: "API" });
-    const result = await executeWorkflow({ workflow: builder.build(), trigger: { kind: "manual" } });
+    const result = await runWorkflow({ workflow: builder.build(), trigger: { kind: "manual" } });
     expect(result.output).toEqual({ name: "Ana", age: 30, vip: true, meta: { a: 1 }, input: { name: "Ana", age: 30, vip: true, meta: { a: 1 } } });
   });
 
   it("exposes only the raw body as <api.input> without an Input Format, and missing fields as null", async () => {
-    const bare = await executeWorkflow({ workflow: new WorkflowBuilder().block("api", "api_trigger", {}, { name: "API" }).build(), trigger: { kind: "api", input: { anything: [1] } } });
+    const bare = await runWorkflow({ workflow: new WorkflowBuilder().block("api", "api_trigger", {}, { name: "API" }).build(), trigger: { kind: "api", input: { anything: [1] } } });
     expect(bare.output).toEqual({ input: { anything: [1] } });
-    const missing = await executeWorkflow({ workflow: new WorkflowBuilder().block("api", "api_trigger", { inputFormat }, { name: "API" }).build(), trigger: { kind: "api", input: {} } });
+    const missing = await runWorkflow({ workflow: new WorkflowBuilder().block("api", "api_trigger", { inputFormat }, { name: "API" }).build(), trigger: { kind: "api", input: {} } });
     expect(missing.output).toMatchObject({ name: null, age: null });
   });
 
   it("refuses input that does not fit its type, naming the field", async () => {
-    const result = await executeWorkflow({ workflow: new WorkflowBuilder().block("api", "api_trigger", { inputFormat }, { name: "API" }).build(), trigger: { kind: "api", input: { age: "old" } } });
+    const result = await runWorkflow({ workflow: new WorkflowBuilder().block("api", "api_trigger", { inputFormat }, { name: "API" }).build(), trigger: { kind: "api", input: { age: "old" } } });
     expect(result.error).toMatchObject({ code: "INVALID_INPUT", block: { id: "api" } });
     expect(result.error?.message).toContain('field "age" must be a number (got "old")');
   });
 
   it("turns files entries into UserFiles", async () => {
     const builder = new WorkflowBuilder().block("api", "api_trigger", { inputFormat: [{ name: "docs", type: "files" }] }, { name: "API" });
-    const result = await executeWorkflow({
+    const result = await runWorkflow({
       workflow: builder.build(),
       trigger: { kind: "api", input: { docs: [{ type: "file", data: "data:text/plain;base64,aGVsbG8=", name: "a.txt" }, { type: "url", data: "https://example.com/b.pdf", name: "b.pdf", mime: "application/pdf" }] } },
     });
@@ -62,13 +62,13 @@ describe("triggers", () => {
       .edge("hook", "from_hook")
       .edge("tick", "from_tick")
       .build();
-    const hook = await executeWorkflow({ workflow: state, trigger: { kind: "webhook", input: { user: { name: "Ana" } } } });
+    const hook = await runWorkflow({ workflow: state, trigger: { kind: "webhook", input: { user: { name: "Ana" } } } });
     expect(hook.context.variables).toEqual({ who: "Ana" });
-    const tick = await executeWorkflow({ workflow: state, trigger: { kind: "schedule", input: { scheduledFor: "2026-01-01T00:05:00.000Z" } } });
+    const tick = await runWorkflow({ workflow: state, trigger: { kind: "schedule", input: { scheduledFor: "2026-01-01T00:05:00.000Z" } } });
     expect(tick.context.variables).toEqual({ when: "2026-01-01T00:05:00.000Z" });
   });
 
   it("refuses a trigger kind the workflow lacks", async () => {
-    await expect(executeWorkflow({ workflow: flow().build(), trigger: { kind: "api" } })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(runWorkflow({ workflow: flow().build(), trigger: { kind: "api" } })).rejects.toMatchObject({ code: "INVALID_INPUT" });
   });
 });

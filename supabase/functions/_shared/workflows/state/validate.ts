@@ -10,7 +10,7 @@
  */
 import type { z } from "zod";
 import { asRecord } from "../core/values.ts";
-import { BLOCK_TYPES, isBlockType, type BlockType } from "./catalogue.ts";
+import { BLOCK_TYPES, isBlockType, type BlockType } from "../blocks/specs.ts";
 import { configRuleProblems } from "./config-rules.ts";
 import { describeBlock } from "../core/errors.ts";
 import { ValidationError, type IssueCode, type ValidationIssue } from "./issues.ts";

@@ -19,7 +19,6 @@ interface ConditionInput {
 
 /** Handler of `condition` blocks. */
 export const conditionHandler: BlockHandler<ConditionInput> = {
-  codePaths: ["conditions[].expression"],
   stopsAtDeadline: true,
   timeoutMs: () => DEFAULT_CONDITION_TIMEOUT_MS,
   async execute(run) {

@@ -18,7 +18,6 @@ interface FunctionInput {
 
 /** Handler of `function` blocks. */
 export const functionHandler: BlockHandler<FunctionInput> = {
-  codePaths: ["code"],
   stopsAtDeadline: true,
   timeoutMs: () => DEFAULT_FUNCTION_TIMEOUT_MS,
   async execute(run) {

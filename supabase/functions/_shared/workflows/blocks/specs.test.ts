@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BLOCK_DEFINITIONS, BLOCK_HANDLERS, BLOCK_TYPES, isBlockType } from "./catalogue.ts";
-import { configRuleSchema } from "./config-rules.ts";
-import { toJsonSchema, type JsonSchema } from "./json-schemas.ts";
+import { BLOCK_HANDLERS } from "./handlers.ts";
+import { BLOCK_SPECS, BLOCK_TYPES, isBlockType } from "./specs.ts";
+import { configRuleSchema } from "../state/config-rules.ts";
+import { toJsonSchema, type JsonSchema } from "../state/json-schemas.ts";
 
 /** The properties a config schema declares, and those of the entries of each list property. */
 function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
@@ -35,14 +36,14 @@ describe("the block catalogue", () => {
   });
 
   it("is assembled from one folder per block type", () => {
-    for (const { type } of BLOCK_DEFINITIONS) {
-      expect(existsSync(new URL(`../blocks/${type.replaceAll("_", "-")}/index.ts`, import.meta.url)), type).toBe(true);
+    for (const { type } of BLOCK_SPECS) {
+      expect(existsSync(new URL(`./${type.replaceAll("_", "-")}/spec.ts`, import.meta.url)), type).toBe(true);
     }
-    expect(new Set(BLOCK_DEFINITIONS.map((definition) => definition.type)).size).toBe(BLOCK_DEFINITIONS.length);
+    expect(new Set(BLOCK_SPECS.map((definition) => definition.type)).size).toBe(BLOCK_SPECS.length);
   });
 
   it("has a handler for every block type except the containers the engine runs itself", () => {
-    const types = BLOCK_DEFINITIONS.filter((definition) => definition.category !== "container").map((definition) => definition.type);
+    const types = BLOCK_SPECS.filter((definition) => definition.category !== "container").map((definition) => definition.type);
     expect(Object.keys(BLOCK_HANDLERS).sort()).toEqual(types.sort());
   });
 
@@ -55,7 +56,7 @@ describe("the block catalogue", () => {
   });
 
   it("declares rules in the rule vocabulary, over fields its config has", () => {
-    for (const definition of BLOCK_DEFINITIONS) {
+    for (const definition of BLOCK_SPECS) {
       const config = propertiesOf(toJsonSchema(definition.configSchema));
       for (const rule of definition.rules) {
         expect(configRuleSchema.safeParse(rule).success, `${definition.type}: ${JSON.stringify(rule)}`).toBe(true);

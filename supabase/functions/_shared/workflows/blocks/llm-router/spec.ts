@@ -1,12 +1,11 @@
 /** The `llm_router` block type: a model chooses the route. */
-import { defineBlock } from "../block-definition.ts";
+import { defineBlock } from "../block-spec.ts";
 import { ROUTER_HANDLE_PREFIX } from "../router/config.ts";
 import { llmRouterConfigSchema } from "./config.ts";
-import { llmRouterHandler } from "./handler.ts";
 import { llmRouterRules } from "./rules.ts";
 
 /** LLM Router. */
-export const llmRouterBlock = defineBlock({
+export const llmRouterSpec = defineBlock({
   type: "llm_router",
   category: "control",
   summary: "A model reads the prompt and chooses the route whose description fits best.",
@@ -14,5 +13,4 @@ export const llmRouterBlock = defineBlock({
   rules: llmRouterRules,
   // Its decisions are routing decisions like the rule-based Router's: `decisions.router`.
   choice: { prefix: ROUTER_HANDLE_PREFIX, list: "routes", noun: "route", outputField: "selectedRoute", decisionGroup: "router" },
-  handler: llmRouterHandler,
 });

@@ -1,12 +1,14 @@
 /**
- * What a block type is, in one value its folder exports: its category, its config schema (zod,
+ * What a block type is, as data its folder's spec.ts exports: its category, its config schema (zod,
  * also rendered as JSON Schema for the database), the rules across its config fields (data both
- * validators interpret), the paths it chooses between, and its handler. state/catalogue.ts lists
- * every definition; the engine, the validators and the database catalogue all read from there.
+ * validators interpret), the paths it chooses between and the fields that hold code. What it does
+ * is its handler.ts, kept apart so that validation never loads a handler (and through them the
+ * sandbox, the outbound client and the model providers): specs.ts lists every spec, for the
+ * validators, the graph compiler and the database catalogue; handlers.ts lists every handler, for
+ * the executor.
  */
 import type { z } from "zod";
 import type { ConfigRule } from "../state/config-rules.ts";
-import type { BlockHandler } from "../core/block-handler.ts";
 
 /** How a block takes part in a run; the structural rules differ per category (`tools` run like `core`). */
 export type BlockCategory = "trigger" | "control" | "core" | "container" | "tools";
@@ -28,8 +30,8 @@ export interface ChoiceHandles {
   decisionGroup?: string;
 }
 
-/** One block type. */
-export interface BlockDefinition<Type extends string = string> {
+/** One block type's spec. */
+export interface BlockSpec<Type extends string = string> {
   type: Type;
   category: BlockCategory;
   /** One line for docs and error messages. */
@@ -39,11 +41,14 @@ export interface BlockDefinition<Type extends string = string> {
   rules: readonly ConfigRule[];
   /** Set for blocks that choose a path; their other edges must use `error`. */
   choice?: ChoiceHandles;
-  /** Absent only for containers (loop, parallel), which the engine runs itself. */
-  handler?: BlockHandler<unknown>;
+  /**
+   * Config fields holding code, as patterns (`code`, `conditions[].expression`): the graph compiler
+   * compiles them as code, with references passed in as data rather than pasted into the source.
+   */
+  codePaths?: readonly string[];
 }
 
 /** Declares a block type, keeping its `type` as a literal so the catalogue knows every name. */
-export function defineBlock<Type extends string>(definition: BlockDefinition<Type>): BlockDefinition<Type> {
-  return definition;
+export function defineBlock<Type extends string>(spec: BlockSpec<Type>): BlockSpec<Type> {
+  return spec;
 }

@@ -1,14 +1,12 @@
 /** The `vectordb` block type: the vector-store tools (upsert, search, fetch) over Qdrant's REST API. */
-import { defineBlock } from "../block-definition.ts";
+import { defineBlock } from "../block-spec.ts";
 import { vectordbConfigSchema } from "./config.ts";
-import { vectordbHandler } from "./handler.ts";
 
 /** Vector store. */
-export const vectordbBlock = defineBlock({
+export const vectordbSpec = defineBlock({
   type: "vectordb",
   category: "tools",
   summary: "Upserts, searches and fetches points in a Qdrant-compatible vector store.",
   configSchema: vectordbConfigSchema,
   rules: [],
-  handler: vectordbHandler,
 });
