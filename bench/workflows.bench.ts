@@ -4,7 +4,8 @@
  * end. scripts/bench.ts calls `run()`.
  * Sim publishes no such figures (reference §11); these are reproducible ones.
  */
-import { compileWorkflow, executeWorkflow } from "../supabase/functions/_shared/workflows/engine/execute.ts";
+import { compileWorkflow } from "../supabase/functions/_shared/workflows/executor/execute.ts";
+import { runWorkflow } from "../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { report } from "./bench-support.ts";
@@ -64,7 +65,7 @@ function row(label: string, value: Stats, unit = "ms"): string {
   return `  ${label.padEnd(48)} p50 ${format(value.p50)} ${unit}   p95 ${format(value.p95)} ${unit}   mean ${format(value.mean)} ${unit}`;
 }
 
-async function expectSuccess(promise: ReturnType<typeof executeWorkflow>): Promise<void> {
+async function expectSuccess(promise: ReturnType<typeof runWorkflow>): Promise<void> {
   const result = await promise;
   if (!result.success) throw new Error(`benchmark workflow failed: ${result.error?.message}`);
 }
@@ -76,7 +77,7 @@ export async function run(): Promise<void> {
 
   const noopBlocks = 200;
   const noop = compileWorkflow(chain(noopBlocks, "variables"));
-  const overhead = await measure(() => expectSuccess(executeWorkflow({ workflow: noop, trigger: manual })), 300, 50);
+  const overhead = await measure(() => expectSuccess(runWorkflow({ workflow: noop, trigger: manual })), 300, 50);
   const perBlock: Stats = { p50: (overhead.p50 * 1000) / (noopBlocks + 1), p95: (overhead.p95 * 1000) / (noopBlocks + 1), mean: (overhead.mean * 1000) / (noopBlocks + 1) };
   console.log(row(`overhead per no-op block (${noopBlocks}-block chain)`, perBlock, "µs"));
   console.log(`  ${"budget".padEnd(48)} ${OVERHEAD_BUDGET_US} µs per block: ${perBlock.p50 <= OVERHEAD_BUDGET_US ? "met" : "NOT MET"}`);
@@ -86,15 +87,15 @@ export async function run(): Promise<void> {
   });
 
   const chain40 = chain(40, "variables");
-  console.log(row("40-block chain, no-op blocks, from JSON", await measure(() => expectSuccess(executeWorkflow({ workflow: chain40, trigger: manual })), 300, 30)));
+  console.log(row("40-block chain, no-op blocks, from JSON", await measure(() => expectSuccess(runWorkflow({ workflow: chain40, trigger: manual })), 300, 30)));
   const compiled40 = compileWorkflow(chain40);
-  console.log(row("40-block chain, no-op blocks, precompiled", await measure(() => expectSuccess(executeWorkflow({ workflow: compiled40, trigger: manual })), 300, 30)));
+  console.log(row("40-block chain, no-op blocks, precompiled", await measure(() => expectSuccess(runWorkflow({ workflow: compiled40, trigger: manual })), 300, 30)));
   // The same run with environment values, so everything it returns is copied with secrets masked.
   const env = { API_TOKEN: "sk_live_0123456789abcdef", PASSWORD: "correct horse battery", REGION: "eu-west", RATE: "0.18", DEBUG: "1" };
-  console.log(row("40-block chain, precompiled, 5 secrets masked", await measure(() => expectSuccess(executeWorkflow({ workflow: compiled40, trigger: manual, env })), 300, 30)));
+  console.log(row("40-block chain, precompiled, 5 secrets masked", await measure(() => expectSuccess(runWorkflow({ workflow: compiled40, trigger: manual, env })), 300, 30)));
   const functions40 = chain(40, "function");
-  console.log(row("40-block chain, Function blocks (sandboxed)", await measure(() => expectSuccess(executeWorkflow({ workflow: functions40, trigger: manual })), 40, 5)));
+  console.log(row("40-block chain, Function blocks (sandboxed)", await measure(() => expectSuccess(runWorkflow({ workflow: functions40, trigger: manual })), 40, 5)));
 
   const parallel20 = fanOut(20);
-  console.log(row("20-branch parallel, Function per branch", await measure(() => expectSuccess(executeWorkflow({ workflow: parallel20, trigger: manual })), 40, 5)));
+  console.log(row("20-branch parallel, Function per branch", await measure(() => expectSuccess(runWorkflow({ workflow: parallel20, trigger: manual })), 40, 5)));
 }

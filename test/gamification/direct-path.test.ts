@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { callAsCaller, openDirectDatabase, type DirectDatabase } from "../../supabase/functions/_shared/db/direct-rpc.ts";
-import { createClaimsVerifier } from "../../supabase/functions/_shared/db/jwt-claims.ts";
+import { createClaimsVerifier } from "../../supabase/functions/_shared/auth/jwt-claims.ts";
 import { gamificationErrors } from "../../supabase/functions/_shared/gamification/errors.ts";
 import { createGamificationHandler } from "../../supabase/functions/_shared/gamification/http.ts";
 import { createDirectRunner, postgrestRunner } from "../../supabase/functions/_shared/gamification/runner.ts";

@@ -4,7 +4,7 @@
  * model usage is collected for the run's record; failures take the error edge.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 import type { ModelPriceRow } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../stand-ins/models.ts";
@@ -49,7 +49,7 @@ describe("streaming agents", () => {
       .build();
     const chunks: { blockId: string; chunk: string; at: number }[] = [];
     const finished: Record<string, number> = {};
-    const result = await executeWorkflow({
+    const result = await runWorkflow({
       workflow: state,
       trigger: { kind: "api", input: {} },
       services,
@@ -77,14 +77,14 @@ describe("streaming agents", () => {
       .block("leak", "agent", { model: "gpt-4o-mini", userPrompt: "Repeat {{CODE}}", stream: true }, { name: "Leak" })
       .edge("start", "leak")
       .build();
-    const result = await executeWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, env: { CODE: "super-secret-value-42" }, services, onChunk: (_, chunk) => chunks.push(chunk) });
+    const result = await runWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, env: { CODE: "super-secret-value-42" }, services, onChunk: (_, chunk) => chunks.push(chunk) });
     expect(openai.requests.at(-1)?.body.messages).toEqual([{ role: "user", content: "Repeat super-secret-value-42" }]);
     expect(chunks.join("")).toBe("the code is *** ok");
     expect(JSON.stringify(result)).not.toContain("super-secret-value-42");
     // A model may split a secret across tokens: the stream holds text back until it can mask it whole.
     openai.reply({ chunks: ["it is super-sec", "ret-val", "ue-42 and more text after it"] });
     const split: string[] = [];
-    await executeWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, env: { CODE: "super-secret-value-42" }, services, onChunk: (_, chunk) => split.push(chunk) });
+    await runWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, env: { CODE: "super-secret-value-42" }, services, onChunk: (_, chunk) => split.push(chunk) });
     expect(split.join("")).toBe("it is *** and more text after it");
     expect(split.length).toBeGreaterThan(1);
   });
@@ -102,7 +102,7 @@ describe("agents in a workflow", () => {
       .edge("ask", "ok")
       .edge("ask", "fallback", "error")
       .build();
-    const result = await executeWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, services });
+    const result = await runWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, services });
     expect(result.output).toEqual({ data: { error: 'Block "Ask" (agent): OpenAI answered 401: Incorrect API key provided', code: "PROVIDER_ERROR" }, status: 503, headers: {} });
     expect(result.modelUsage).toEqual([]);
   });
@@ -118,7 +118,7 @@ describe("agents in a workflow", () => {
       .edge("pick", "a", "router-a")
       .edge("pick", "b", "router-b")
       .build();
-    const result = await executeWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, services });
+    const result = await runWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, services });
     expect(result.context.variables).toEqual({ went: "b" });
     expect(result.context.decisions).toEqual({ condition: {}, router: { pick: "b" } });
     expect(result.context.blockStates.a).toEqual({ status: "skipped" });

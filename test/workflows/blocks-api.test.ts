@@ -5,7 +5,7 @@
  * stack sets OUTBOUND_ALLOWED_HOSTS to it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { startMisbehavingServer, type MisbehavingServer } from "../stand-ins/misbehaving-http.ts";
 import { standInOutbound } from "../stand-ins/outbound.ts";
@@ -37,7 +37,7 @@ describe("API block runs, in process", () => {
   const services = { outbound: standInOutbound() };
 
   it("follows the error edge with <fetch.error>, <fetch.code> and <fetch.status> of a request that finally failed", async () => {
-    const result = await executeWorkflow({ workflow: fetchFlow({ url: `${target.url}/status/404` }), trigger: { kind: "api", input: {} }, services });
+    const result = await runWorkflow({ workflow: fetchFlow({ url: `${target.url}/status/404` }), trigger: { kind: "api", input: {} }, services });
     expect(result.status).toBe("success");
     expect(result.output).toEqual({
       data: { error: `Block "Fetch" (api): GET ${target.url}/status/404 answered 404 Not Found`, code: "HTTP_ERROR", status: 404 },
@@ -52,7 +52,7 @@ describe("API block runs, in process", () => {
       .block("fetch", "api", { url: `${target.url}/status/500`, retries: 1, retryDelayMs: 5 }, { name: "Fetch" })
       .edge("start", "fetch")
       .build();
-    const result = await executeWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, services });
+    const result = await runWorkflow({ workflow: state, trigger: { kind: "api", input: {} }, services });
     expect(result.status).toBe("error");
     expect(result.error).toEqual({ code: "HTTP_ERROR", message: `Block "Fetch" (api): GET ${target.url}/status/500 answered 500 Internal Server Error after 2 attempts`, block: { id: "fetch", name: "Fetch", type: "api" } });
     const span = result.traceSpans.find((candidate) => candidate.blockId === "fetch");
@@ -60,7 +60,7 @@ describe("API block runs, in process", () => {
   });
 
   it("shows every attempt in the trace span of a request that succeeded on a retry", async () => {
-    const result = await executeWorkflow({ workflow: fetchFlow({ url: `${target.url}/flaky/span?fail=2&status=503`, retryDelayMs: 5 }), trigger: { kind: "api", input: {} }, services });
+    const result = await runWorkflow({ workflow: fetchFlow({ url: `${target.url}/flaky/span?fail=2&status=503`, retryDelayMs: 5 }), trigger: { kind: "api", input: {} }, services });
     expect(result.status).toBe("success");
     const span = result.traceSpans.find((candidate) => candidate.blockId === "fetch");
     expect((span?.output as { attempts: { status: number }[] }).attempts.map((attempt) => attempt.status)).toEqual([503, 503, 200]);
@@ -69,7 +69,7 @@ describe("API block runs, in process", () => {
   it("masks credentials typed into the block in everything the run returns, while the request carries them", async () => {
     const token = "literal-token-0123456789";
     const queryKey = "query-key-abcdefghij";
-    const result = await executeWorkflow({
+    const result = await runWorkflow({
       workflow: fetchFlow({ url: `${target.url}/echo`, headers: { Authorization: `Bearer ${token}`, "X-Api-Key": "header-key-klmnopqrs" }, query: { api_key: queryKey } }),
       trigger: { kind: "api", input: {} },
       services,
@@ -87,7 +87,7 @@ describe("API block runs, in process", () => {
 
   it("never runs past its own timeout, retries included", async () => {
     const started = Date.now();
-    const result = await executeWorkflow({ workflow: fetchFlow({ url: `${target.url}/hang`, timeoutMs: 800, retries: 5, retryDelayMs: 10 }), trigger: { kind: "api", input: {} }, services });
+    const result = await runWorkflow({ workflow: fetchFlow({ url: `${target.url}/hang`, timeoutMs: 800, retries: 5, retryDelayMs: 10 }), trigger: { kind: "api", input: {} }, services });
     expect(Date.now() - started).toBeLessThan(5_000);
     // Each attempt gets only the time the block has left, so the last one times out just before the block would.
     expect(result.output).toMatchObject({ status: 502, data: { code: "OUTBOUND_TIMEOUT", error: expect.stringMatching(/^Block "Fetch" \(api\): GET .*\/hang failed: no complete answer from .* within \d+ ms$/) } });

@@ -11,7 +11,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config.ts";
 import { fixtureFunctionEnvironment } from "../../platform/functions-host/launch.ts";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 import { databasePriceSource } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";
 import { guardedFetch } from "../../supabase/functions/_shared/workflows/outbound/guard.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
@@ -122,7 +122,7 @@ describe("the Agent's cost and the recorded cost agree to the last digit", () =>
       .edge("start", "first")
       .edge("first", "second")
       .build();
-    const result = await executeWorkflow({
+    const result = await runWorkflow({
       workflow: state,
       trigger: { kind: "api", input: {} },
       services: {

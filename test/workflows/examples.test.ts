@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
+import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 import { validateWorkflowState } from "../../supabase/functions/_shared/workflows/state/validate.ts";
 import { ExampleStandIns } from "../stand-ins/examples.ts";
 import { loadExamples } from "./examples.ts";
@@ -28,7 +28,7 @@ describe("the runnable examples in examples/workflows", () => {
       for (const sample of example.samples) {
         it(`produces the documented output: ${sample.description}`, async () => {
           const { env, services } = standIns.prepare(sample.env, sample.standIns);
-          const result = await executeWorkflow({ workflow: example.state, trigger: sample.trigger, env, services });
+          const result = await runWorkflow({ workflow: example.state, trigger: sample.trigger, env, services });
           expect(result.status).toBe(sample.expect.status);
           expect(result.output).toEqual(sample.expect.output);
         });

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { TriggerRequest } from "../../supabase/functions/_shared/workflows/engine/context.ts";
+import type { TriggerRequest } from "../../supabase/functions/_shared/workflows/core/context.ts";
 import type { SampleStandIns } from "../stand-ins/examples.ts";
 
 /** One example: a workflow and sample runs with what each must produce. */

@@ -5,7 +5,7 @@
  * Response block's headers (RFC 9110). Each refusal names the block or field at fault.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_BLOCK_OUTPUT_CHARS, MAX_REQUEST_BODY_BYTES, MAX_RUN_ITERATIONS, MAX_TRACE_CHARS } from "../../supabase/functions/_shared/workflows/engine/limits.ts";
+import { MAX_BLOCK_OUTPUT_CHARS, MAX_REQUEST_BODY_BYTES, MAX_RUN_ITERATIONS, MAX_TRACE_CHARS } from "../../supabase/functions/_shared/workflows/core/limits.ts";
 import { MAX_STATE_BLOCKS } from "../../supabase/functions/_shared/workflows/state/state-caps.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowStateInput } from "../../supabase/functions/_shared/workflows/state/state-schema.ts";

@@ -5,9 +5,9 @@
  * would use there (remote-sandbox.ts).
  */
 import { describe, expect, it } from "vitest";
-import { WorkflowError } from "../../supabase/functions/_shared/workflows/engine/errors.ts";
-import { executeWorkflow } from "../../supabase/functions/_shared/workflows/engine/execute.ts";
-import { remoteSandbox, type RemoteCall } from "../../supabase/functions/_shared/workflows/engine/remote-sandbox.ts";
+import { WorkflowError } from "../../supabase/functions/_shared/workflows/core/errors.ts";
+import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
+import { remoteSandbox, type RemoteCall } from "../../supabase/functions/_shared/workflows/sandbox/remote-sandbox.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { createTestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
@@ -57,7 +57,7 @@ describe("the workflow-sandbox function", () => {
       .edge("check", "route", "condition-big")
       .edge("route", "done", "router-order")
       .build();
-    const result = await executeWorkflow({ workflow: state, trigger: { kind: "manual" }, services: { sandbox } });
+    const result = await runWorkflow({ workflow: state, trigger: { kind: "manual" }, services: { sandbox } });
     expect(result).toMatchObject({ success: true, response: { body: { doubled: 42, route: "order" } } });
   });
 

@@ -12,7 +12,7 @@ import type { WorkflowStateInput } from "../../supabase/functions/_shared/workfl
 import { callApi } from "../gamification/api.ts";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
-import { accountShare } from "../../supabase/functions/_shared/workflows/engine/sandbox-pool.ts";
+import { accountShare } from "../../supabase/functions/_shared/workflows/sandbox/sandbox-pool.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 import { liftLimits } from "./logs-helpers.ts";
 

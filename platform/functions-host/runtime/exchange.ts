@@ -8,6 +8,7 @@
 import { transferable, WHOLE_REQUEST_BODY_LIMIT, type ExchangeHostMessage, type ExchangeWorkerMessage, type HeaderList } from "./protocol.ts";
 
 type Post = (message: ExchangeHostMessage, transfer?: ArrayBuffer[]) => void;
+type ResponseMessage = ExchangeWorkerMessage & { type: "response" };
 
 /**
  * How much of a request body the function did not read is still taken from the client, and for how

@@ -6,7 +6,7 @@ import { cors } from "hono/cors";
 import { createGamificationApp } from "../_shared/gamification/http.ts";
 import { PREFIX as GAMIFICATION } from "../_shared/gamification/routes.ts";
 import { answerError } from "../_shared/http/routing.ts";
-import { workflowErrors, workflowLog } from "../_shared/http/workflow-errors.ts";
+import { workflowErrors, workflowLog } from "../_shared/workflows/workflow-errors.ts";
 import { createLogsApp, LOGS_PREFIX } from "../_shared/workflows/api/logs-endpoints.ts";
 import { createWorkflowApp } from "../_shared/workflows/api/routes.ts";
 

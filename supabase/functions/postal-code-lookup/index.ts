@@ -1,7 +1,7 @@
 // postal-code-lookup: validates a CEP and returns its address from the configured ViaCEP-compatible
 // service (POSTAL_LOOKUP_URL, default https://viacep.com.br). Signed-in users only, so the function
 // is not an open proxy. GET ?cep=01001-000 or POST {"cep": "01001-000"}.
-import { readEnv } from "../_shared/db/env.ts";
+import { readEnv } from "../_shared/config/env.ts";
 import { readQuery, validate } from "../_shared/http/body.ts";
 import { HttpError, type Problem } from "../_shared/http/errors.ts";
 import { requireCaller } from "../_shared/portal/caller.ts";

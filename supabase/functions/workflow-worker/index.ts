@@ -6,12 +6,12 @@ import { readJson, validate } from "../_shared/http/body.ts";
 import { resolveCaller } from "../_shared/http/caller.ts";
 import { HttpError } from "../_shared/http/errors.ts";
 import { serveEndpoint } from "../_shared/http/routing.ts";
-import { workflowErrors as errors, workflowLog } from "../_shared/http/workflow-errors.ts";
+import { workflowErrors as errors, workflowLog } from "../_shared/workflows/workflow-errors.ts";
 import { defaultRunServices } from "../_shared/workflows/api/run-services.ts";
 import { drainRunQueue } from "../_shared/workflows/runs/async-worker.ts";
 import { parkAfterMs } from "../_shared/workflows/runs/durable-run.ts";
 import { workerRequestSchema } from "../_shared/workflows/runs/worker-request.ts";
-import { asyncRunTimeoutMs } from "../_shared/workflows/engine/time-budget.ts";
+import { asyncRunTimeoutMs } from "../_shared/workflows/executor/time-budget.ts";
 
 const log = workflowLog.with({ component: "workflow-worker" });
 

@@ -9,7 +9,7 @@ import { readJson, validate } from "../_shared/http/body.ts";
 import { resolveCaller } from "../_shared/http/caller.ts";
 import { HttpError } from "../_shared/http/errors.ts";
 import { serveEndpoint } from "../_shared/http/routing.ts";
-import { workflowErrors as errors, workflowLog } from "../_shared/http/workflow-errors.ts";
+import { workflowErrors as errors, workflowLog } from "../_shared/workflows/workflow-errors.ts";
 import { FILES_BUCKET } from "../_shared/workflows/runs/storage-files.ts";
 import { drainFileSweeps, fileSweepRequestSchema } from "../_shared/workflows/runs/workspace-file-sweep.ts";
 

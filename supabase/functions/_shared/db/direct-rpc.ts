@@ -8,7 +8,7 @@
 import postgres, { type Sql } from "postgres";
 import type { JWTPayload } from "jose";
 import { createLogger } from "../http/logger.ts";
-import { isApiRole } from "./jwt-claims.ts";
+import { isApiRole } from "../auth/jwt-claims.ts";
 
 const databaseLog = createLogger("db");
 

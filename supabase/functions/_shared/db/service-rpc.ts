@@ -6,7 +6,7 @@
  * client. Either way the SQL function runs as `service_role` in one transaction.
  */
 import { callAsCaller, type DirectDatabase, openDirectDatabase } from "./direct-rpc.ts";
-import { readEnv } from "./env.ts";
+import { readEnv } from "../config/env.ts";
 import { createServiceRoleClient } from "./supabase-clients.ts";
 
 /** Runs `public.<fn>(args)` (arguments by name) and resolves to its result; rejects when the call fails. */

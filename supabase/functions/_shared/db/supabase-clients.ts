@@ -1,5 +1,5 @@
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
-import { requireEnv } from "./env.ts";
+import { requireEnv } from "../config/env.ts";
 
 const serverOptions = { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } };
 

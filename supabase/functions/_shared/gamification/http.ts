@@ -7,7 +7,7 @@
  * in the SQL functions.
  */
 import { type Context, Hono } from "hono";
-import type { ClaimsVerifier } from "../db/jwt-claims.ts";
+import type { ClaimsVerifier } from "../auth/jwt-claims.ts";
 import { readJson, readParams, readQuery } from "../http/body.ts";
 import { bearerToken, resolveCaller } from "../http/caller.ts";
 import { createRouter } from "../http/routing.ts";

@@ -8,7 +8,7 @@
  * same role and claims.
  */
 import { callAsCaller, openDirectDatabase, type DirectDatabase } from "../db/direct-rpc.ts";
-import { readEnv } from "../db/env.ts";
+import { readEnv } from "../config/env.ts";
 import { createCallerClient } from "../db/supabase-clients.ts";
 import type { TokenPrincipal } from "../http/caller.ts";
 import type { RpcRunner } from "./rpc.ts";

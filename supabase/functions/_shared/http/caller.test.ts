@@ -1,6 +1,6 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { createClaimsVerifier, type ClaimsVerifier } from "../db/jwt-claims.ts";
+import { createClaimsVerifier, type ClaimsVerifier } from "../auth/jwt-claims.ts";
 import { bearerToken, resolveCaller } from "./caller.ts";
 import { HttpError, type Problem } from "./errors.ts";
 

@@ -8,15 +8,15 @@
  * - `anonymous`: no credentials, or the anon key (a JWT with role `anon`).
  *
  * A bearer token is verified when the function holds its key (SUPABASE_JWKS, through
- * db/jwt-claims.ts): a forged or expired one is refused here. A token the function cannot judge
+ * auth/jwt-claims.ts): a forged or expired one is refused here. A token the function cannot judge
  * (signed by a key it does not hold) is read without verification and marked `verified: false`;
  * such a principal may only be used through PostgREST with its own `authorization`, which then
  * verifies the token, as every service has done since the start. Functions deployed with
  * `verify_jwt = true` get tokens the runtime has already checked.
  */
 import { decodeJwt, type JWTPayload } from "jose";
-import { readEnv } from "../db/env.ts";
-import { createClaimsVerifier, type ClaimsVerifier } from "../db/jwt-claims.ts";
+import { readEnv } from "../config/env.ts";
+import { createClaimsVerifier, type ClaimsVerifier } from "../auth/jwt-claims.ts";
 import type { ServiceErrors } from "./errors.ts";
 import { isUuid } from "./uuid.ts";
 

@@ -1,4 +1,4 @@
-import { readEnv, requireEnv } from "../db/env.ts";
+import { readEnv, requireEnv } from "../config/env.ts";
 
 /**
  * The link a customer opens to approve or reject: PORTAL_APPROVAL_URL (e.g. a page on the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { ClaimsVerifier } from "../db/jwt-claims.ts";
+import type { ClaimsVerifier } from "../auth/jwt-claims.ts";
 import { isAdministrator, requireCaller } from "./caller.ts";
 
 function token(payload: Record<string, unknown>): string {

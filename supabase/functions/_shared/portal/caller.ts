@@ -1,5 +1,5 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
-import type { ClaimsVerifier } from "../db/jwt-claims.ts";
+import type { ClaimsVerifier } from "../auth/jwt-claims.ts";
 import { createCallerClient } from "../db/supabase-clients.ts";
 import { resolveCaller } from "../http/caller.ts";
 import { HttpError } from "../http/errors.ts";

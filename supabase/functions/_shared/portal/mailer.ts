@@ -1,5 +1,5 @@
 import { Resend } from "resend";
-import { readEnv } from "../db/env.ts";
+import { readEnv } from "../config/env.ts";
 
 /** The sender when PORTAL_EMAIL_FROM is unset (use a domain verified in Resend in production). */
 export const DEFAULT_FROM = "Orbita Propostas <propostas@orbita.local>";

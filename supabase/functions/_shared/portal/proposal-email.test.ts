@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildProposalEmail, isCustomerAddress } from "./proposal-email.ts";
-import { sampleProposal } from "./sample-proposal.fixture.ts";
+import { sampleProposal } from "../../../../test/helpers/portal/sample-proposal.ts";
 
 const link = "http://127.0.0.1:54321/functions/v1/approve-proposal?token=abc&x=1";
 

@@ -1,7 +1,7 @@
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { A4_SIZE, renderProposalPdf, wrapText } from "./proposal-pdf.ts";
-import { sampleProposal } from "./sample-proposal.fixture.ts";
+import { sampleProposal } from "../../../../test/helpers/portal/sample-proposal.ts";
 
 describe("renderProposalPdf", () => {
   it("makes a one-page A4 PDF with the proposal's metadata", async () => {

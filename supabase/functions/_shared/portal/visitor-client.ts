@@ -1,5 +1,5 @@
 import { createClient } from "@supabase/supabase-js";
-import { requireEnv } from "../db/env.ts";
+import { requireEnv } from "../config/env.ts";
 import { HttpError } from "../http/errors.ts";
 
 /**

@@ -16,11 +16,11 @@ import { readJson, readParams, validate } from "../../http/body.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
 import { isUuid } from "../../http/uuid.ts";
-import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
-import type { TriggerRequest } from "../engine/context.ts";
-import { WorkflowError } from "../engine/errors.ts";
-import { executeWorkflow } from "../engine/execute.ts";
-import { FileTooLargeError } from "../engine/files.ts";
+import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
+import type { TriggerRequest } from "../core/context.ts";
+import { WorkflowError } from "../core/errors.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
+import { FileTooLargeError } from "../core/files.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, AdmittedSync, Replay, StoredResponse } from "../runs/lifecycle-answers.ts";
 import { holdSyncLease, SYNC_LEASE_SECONDS, WORKER_LOST } from "../runs/run-lease.ts";
@@ -176,7 +176,7 @@ async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync,
       streaming = true;
       return streamed;
     }
-    const result = await executeWorkflow({
+    const result = await runWorkflow({
       workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: request.timeoutMs,
       signal: AbortSignal.any([c.req.raw.signal, lease.signal]), services: { files },
     });

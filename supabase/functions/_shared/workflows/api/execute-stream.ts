@@ -16,9 +16,9 @@
  */
 import { createSse } from "../../http/sse.ts";
 import { requestLogger } from "../../http/logger.ts";
-import { workflowLog } from "../../http/workflow-errors.ts";
-import type { ExecutionResult, TraceSpan, TriggerRequest } from "../engine/context.ts";
-import { executeWorkflow } from "../engine/execute.ts";
+import { workflowLog } from "../workflow-errors.ts";
+import type { ExecutionResult, TraceSpan, TriggerRequest } from "../core/context.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
 import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
 import { WORKER_LOST, type SyncLease } from "../runs/run-lease.ts";
 import { endingOf, finishRun, recordUnexpectedEnd, type PreparedRun } from "../runs/run-lifecycle.ts";
@@ -79,7 +79,7 @@ export function streamRun(options: StreamedRun): Response {
 
   const work = async () => {
     try {
-      const result = await executeWorkflow({
+      const result = await runWorkflow({
         workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: options.timeoutMs,
         signal: options.lease ? AbortSignal.any([writer.signal, options.lease.signal]) : writer.signal, services: { files }, onChunk, onBlockComplete,
       });

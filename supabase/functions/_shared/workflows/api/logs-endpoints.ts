@@ -16,7 +16,7 @@ import type { Context, Hono } from "hono";
 import { readParams, readQuery, validate } from "../../http/body.ts";
 import { HttpError } from "../../http/errors.ts";
 import { createRouter } from "../../http/routing.ts";
-import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
+import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
 import { callService, type ServiceCall } from "../runs/service-calls.ts";
 import { encodeCursor } from "./logs-cursor.ts";
 import { logIdPath, logsAnswer, logsArguments, logsQuery, pagePosition } from "./logs-schemas.ts";

@@ -12,11 +12,11 @@ import { resolveCaller } from "../../http/caller.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
 import { isUuid } from "../../http/uuid.ts";
-import { workflowErrors as errors, workflowLog } from "../../http/workflow-errors.ts";
-import type { TriggerRequest } from "../engine/context.ts";
-import { WorkflowError } from "../engine/errors.ts";
-import { executeWorkflow } from "../engine/execute.ts";
-import { MAX_REQUEST_BODY_BYTES } from "../engine/limits.ts";
+import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
+import type { TriggerRequest } from "../core/context.ts";
+import { WorkflowError } from "../core/errors.ts";
+import { runWorkflow } from "../runs/run-workflow.ts";
+import { MAX_REQUEST_BODY_BYTES } from "../core/limits.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, StoredResponse } from "../runs/lifecycle-answers.ts";
 import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
@@ -64,7 +64,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     const files = services.files({ workspaceId: answer.workflow.workspaceId, workflowId: id, executionId: answer.executionId });
     let result;
     try {
-      result = await executeWorkflow({
+      result = await runWorkflow({
         workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: request.signal,
         timeoutMs: Math.min(body.timeoutMs ?? services.syncTimeoutMs, services.syncTimeoutMs), services: { files },
       });

@@ -13,7 +13,7 @@ import { readParams } from "../../http/body.ts";
 import { resolveCaller } from "../../http/caller.ts";
 import { HttpError } from "../../http/errors.ts";
 import { isUuid } from "../../http/uuid.ts";
-import { workflowErrors as errors } from "../../http/workflow-errors.ts";
+import { workflowErrors as errors } from "../workflow-errors.ts";
 import type { ReadAnswer } from "../runs/lifecycle-answers.ts";
 import { refusalError } from "./refusals.ts";
 import type { RunServices } from "./run-services.ts";

@@ -14,7 +14,7 @@
  */
 import type { Hono } from "hono";
 import { createRouter, type Route } from "../../http/routing.ts";
-import { workflowErrors, workflowLog } from "../../http/workflow-errors.ts";
+import { workflowErrors, workflowLog } from "../workflow-errors.ts";
 import { handleExecute } from "./execute-endpoint.ts";
 import { handleManualRun } from "./manual-run-endpoint.ts";
 import { handleDeploymentStatus, handleJobStatus, handleUsageLimits } from "./read-endpoints.ts";

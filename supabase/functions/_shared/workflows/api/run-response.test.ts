@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ExecutionResult } from "../engine/context.ts";
+import type { ExecutionResult } from "../core/context.ts";
 import { executeAnswer, manualAnswer, responseHeaders, toHttpResponse } from "./run-response.ts";
 
 function result(overrides: Partial<ExecutionResult>): ExecutionResult {

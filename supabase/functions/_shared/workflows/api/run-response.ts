@@ -5,7 +5,7 @@
  * run whose trigger refused its input 400. Answers are built as StoredResponse values first,
  * because that is also what the run's record keeps for Idempotency-Key replays.
  */
-import type { ExecutionResult } from "../engine/context.ts";
+import type { ExecutionResult } from "../core/context.ts";
 import type { StoredResponse } from "../runs/lifecycle-answers.ts";
 
 /** The run's metadata as answers show it. */

@@ -3,7 +3,7 @@
  * file store and the time limit of a request's run. One object, built once per function instance,
  * so a test can hand an endpoint other settings without reaching into module state.
  */
-import { syncRunTimeoutMs } from "../engine/time-budget.ts";
+import { syncRunTimeoutMs } from "../executor/time-budget.ts";
 import { runCache, type RunCache } from "../runs/run-cache.ts";
 import { callService, type ServiceCall } from "../runs/service-calls.ts";
 import { storageFileStore, type RecordingFileStore, type RunFilesTarget } from "../runs/storage-files.ts";

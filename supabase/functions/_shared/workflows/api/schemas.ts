@@ -1,6 +1,6 @@
 /** The request shapes of the workflow service's HTTP surfaces, in one place (docs/openapi.yaml agrees). */
 import { z } from "zod";
-import { syncRunTimeoutMs } from "../engine/time-budget.ts";
+import { syncRunTimeoutMs } from "../executor/time-budget.ts";
 
 /** The body of a manual run; every part is optional. */
 export const manualRunBodySchema = z
@@ -9,7 +9,7 @@ export const manualRunBodySchema = z
     input: z.unknown().optional(),
     /** Which trigger to start from when the workflow has several. */
     triggerBlockId: z.string().min(1).max(200).optional(),
-    /** A shorter run timeout than the synchronous budget (engine/time-budget.ts), which is the default. */
+    /** A shorter run timeout than the synchronous budget (executor/time-budget.ts), which is the default. */
     timeoutMs: z.number().int().min(1).max(syncRunTimeoutMs()).optional(),
   })
   .strict();

@@ -4,9 +4,9 @@
  * so `"Send Email.status"` names the block "send email"; deeper paths such as `fn.result.items[0]`
  * work too). Each entry must name a block of the deployed workflow, else the request is a 400.
  */
-import type { TraceSpan } from "../engine/context.ts";
-import type { CompiledWorkflow } from "../engine/graph.ts";
-import { getPath, parseTemplate, type PathSegment } from "../engine/references.ts";
+import type { TraceSpan } from "../core/context.ts";
+import type { CompiledWorkflow } from "../executor/graph.ts";
+import { getPath, parseTemplate, type PathSegment } from "../core/references.ts";
 
 /** One resolved entry: as the client wrote it, the block it names and the path inside its output. */
 export interface SelectedOutput {

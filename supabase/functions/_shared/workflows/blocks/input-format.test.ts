@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { WorkflowError } from "../engine/errors.ts";
-import { memoryFileStore } from "../engine/files.ts";
+import { WorkflowError } from "../core/errors.ts";
+import { memoryFileStore } from "../core/files.ts";
 import { configRuleProblems } from "../state/config-rules.ts";
 import { applyInputFormat, inputFormatRules, valueColumn, type InputField } from "./input-format.ts";
 

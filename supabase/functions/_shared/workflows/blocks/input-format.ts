@@ -5,12 +5,12 @@
  * be coerced is refused with INVALID_INPUT naming the field, never passed on silently.
  */
 import { z } from "zod";
-import type { FileEntry, FileStore, UserFile } from "../engine/context.ts";
-import { WorkflowError } from "../engine/errors.ts";
-import { checkFileEntry } from "../engine/files.ts";
-import { asRecord, preview } from "../engine/values.ts";
+import type { FileEntry, FileStore, UserFile } from "../core/context.ts";
+import { WorkflowError } from "../core/errors.ts";
+import { checkFileEntry } from "../core/files.ts";
+import { asRecord, preview } from "../core/values.ts";
 import type { ConfigRule } from "../state/config-rules.ts";
-import type { BlockRun } from "./block-handler.ts";
+import type { BlockRun } from "../core/block-handler.ts";
 import { identifier } from "./config-parts.ts";
 
 /** The Input Format field types of the spec's API trigger. */

@@ -8,7 +8,7 @@
  * (IPv4-mapped `::ffff:127.0.0.1`, NAT64 `64:ff9b::…`, 6to4 `2002:…`) are judged by that address.
  */
 import ipaddr from "ipaddr.js";
-import { readEnv } from "../../db/env.ts";
+import { readEnv } from "../../config/env.ts";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 

@@ -5,7 +5,7 @@
  * answer it refused (`PROVIDER_ERROR`), the guard's code otherwise. `accept` reads a successful
  * answer; a failure in it (a malformed answer) is final.
  */
-import { WorkflowError, type WorkflowErrorCode } from "../engine/errors.ts";
+import { WorkflowError, type WorkflowErrorCode } from "../core/errors.ts";
 import { OutboundError } from "./errors.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "./guard.ts";
 import { isRetryableError, isRetryableStatus, retryAfterMs, runWithRetries, type AttemptOutcome, type AttemptRecord, type RetryPolicy } from "./retry.ts";

@@ -16,8 +16,8 @@
  * Runs are durable (durable-run.ts): each completed block is checkpointed, a later attempt resumes
  * from the checkpoints, and a long Wait parks the run (park_workflow_run) instead of holding a slot.
  */
-import type { TriggerKind } from "../engine/context.ts";
-import { executeWorkflow } from "../engine/execute.ts";
+import type { TriggerKind } from "../core/context.ts";
+import { runWorkflow } from "./run-workflow.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
@@ -72,7 +72,7 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       ...(run.triggerBlockId ? { blockId: run.triggerBlockId } : {}),
       ...(run.input !== null && run.input !== undefined ? { input: run.input } : {}),
     };
-    const result = await executeWorkflow({
+    const result = await runWorkflow({
       workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
       timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files },
       durable: durabilityOf(services.call, run, services.parkAfterMs, onLost),

@@ -1,5 +1,5 @@
 /**
- * The async worker's side of durable runs (engine/durable.ts, docs/workflow-runs.md "Durable async
+ * The async worker's side of durable runs (executor/durable.ts, docs/workflow-runs.md "Durable async
  * runs"): the run's Durability — its history as claim_workflow_runs handed it over, checkpoints
  * recorded through record_workflow_checkpoint by the attempt that holds the run — and parking a run
  * whose attempt ended at a long Wait (park_workflow_run: the worker is freed and a delayed queue
@@ -8,10 +8,10 @@
  * `WORKFLOW_PARK_AFTER_MS` (default 30 s): Waits longer than this park the run instead of sleeping in
  * the worker (as do Waits that would outlast the attempt's time).
  */
-import { readEnv } from "../../db/env.ts";
-import type { Durability } from "../engine/durable.ts";
-import { WorkflowError } from "../engine/errors.ts";
-import { setting } from "../engine/time-budget.ts";
+import { readEnv } from "../../config/env.ts";
+import type { Durability } from "../executor/replay.ts";
+import { WorkflowError } from "../core/errors.ts";
+import { setting } from "../executor/time-budget.ts";
 import type { ParkAnswer, RunPayload } from "./lifecycle-answers.ts";
 import { storableCopy, UNSTORABLE_CODES } from "./run-lifecycle.ts";
 import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";

@@ -3,7 +3,7 @@
  * ours and its answers are built by jsonb_build_object, so they are read as typed, not re-validated
  * on every request (that costs the hot path more than the call itself).
  */
-import type { Checkpoint } from "../engine/durable.ts";
+import type { Checkpoint } from "../executor/replay.ts";
 
 /** A bucket's state, for the X-RateLimit-* headers. */
 export interface RateLimitState {
@@ -45,7 +45,7 @@ export interface RunPayload {
   snapshot: { id: string; state: unknown } | null;
   /** `variables` is left out when the caller holds `version`. */
   environment: { version: number; variables?: Record<string, string> };
-  /** A claimed async run's history from earlier attempts (engine/durable.ts); empty on a first attempt, absent for sync runs. */
+  /** A claimed async run's history from earlier attempts (executor/durable.ts); empty on a first attempt, absent for sync runs. */
   checkpoints?: Checkpoint[];
 }
 

@@ -6,8 +6,8 @@
  * environment with its version, and per workflow the workspace and last deployment seen, which is
  * what admit is told the instance holds.
  */
-import { compileWorkflow } from "../engine/execute.ts";
-import type { CompiledWorkflow } from "../engine/graph.ts";
+import { compileWorkflow } from "../executor/execute.ts";
+import type { CompiledWorkflow } from "../executor/graph.ts";
 import type { RunPayload } from "./lifecycle-answers.ts";
 
 /** Most entries per map; the oldest go first. Each is a few kilobytes of compiled state. */

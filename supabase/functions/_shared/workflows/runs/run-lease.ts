@@ -6,7 +6,7 @@
  * sync run is failed WORKER_LOST by whoever sees it first (a retry with its Idempotency-Key, the
  * sweeper, or its own late heartbeat). docs/workflow-runs.md, "Leases".
  */
-import { WorkflowError } from "../engine/errors.ts";
+import { WorkflowError } from "../core/errors.ts";
 import type { Heartbeat, RunPayload } from "./lifecycle-answers.ts";
 import type { ServiceCall } from "./service-calls.ts";
 

@@ -7,7 +7,7 @@
  * instead of the 500 of an unexpected error: the client can simply try again.
  */
 import { callAsService, openServiceDatabase, type DirectDatabase } from "../../db/direct-rpc.ts";
-import { requireEnv } from "../../db/env.ts";
+import { requireEnv } from "../../config/env.ts";
 import { HttpError } from "../../http/errors.ts";
 
 /** Calls `public.<fn>` with named arguments and returns its JSON answer. */

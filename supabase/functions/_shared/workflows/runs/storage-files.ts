@@ -4,12 +4,12 @@
  * `<workspace>/<workflow>/<execution>/<n>-<name>`, and become UserFiles whose `url` is a signed URL
  * valid 5 minutes (the spec's presigned URL); URL entries pass through without upload, with every
  * property but `uploadedAt` and `expiresAt`. Entries reach the store already checked
- * (engine/files.ts: shape, scheme, a data URL's size computed before decoding), so a refused
+ * (core/files.ts: shape, scheme, a data URL's size computed before decoding), so a refused
  * entry never leaves a stored file behind.
  */
 import { createServiceRoleClient } from "../../db/supabase-clients.ts";
-import type { FileEntry, FileStore, UserFile } from "../engine/context.ts";
-import { FILE_URL_TTL_MS, memoryFileStore } from "../engine/files.ts";
+import type { FileEntry, FileStore, UserFile } from "../core/context.ts";
+import { FILE_URL_TTL_MS, memoryFileStore } from "../core/files.ts";
 
 /** The private bucket of run files (migration …120400_workflows-executions.sql). */
 export const FILES_BUCKET = "workflow-files";

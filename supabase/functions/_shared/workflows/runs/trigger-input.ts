@@ -5,9 +5,9 @@
  * over 20 MB is refused whole (400 INVALID_INPUT, 413 FILE_TOO_LARGE) and leaves no file behind.
  */
 import { applyInputFormat, type InputField } from "../blocks/input-format.ts";
-import type { FileStore, TriggerRequest } from "../engine/context.ts";
-import type { CompiledWorkflow } from "../engine/graph.ts";
-import { chooseTrigger } from "../engine/trigger-choice.ts";
+import type { FileStore, TriggerRequest } from "../core/context.ts";
+import type { CompiledWorkflow } from "../executor/graph.ts";
+import { chooseTrigger } from "../executor/trigger-choice.ts";
 
 /** Trigger types whose config is an Input Format. */
 const TYPED_TRIGGERS = new Set(["api_trigger", "manual_trigger", "generic_webhook"]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WorkflowError } from "../engine/errors.ts";
+import { WorkflowError } from "../core/errors.ts";
 import { ValidationError } from "./issues.ts";
 
 describe("validation errors", () => {

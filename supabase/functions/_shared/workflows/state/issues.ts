@@ -3,7 +3,7 @@
  * edge and the field, and the error that carries them all. The SQL validator reports the same codes
  * and fields for the same state (test/workflows/validation-parity.test.ts).
  */
-import { WorkflowError } from "../engine/errors.ts";
+import { WorkflowError } from "../core/errors.ts";
 
 /** Kinds of validation issue; the SQL validator reports the same codes for the same rules. */
 export type IssueCode =

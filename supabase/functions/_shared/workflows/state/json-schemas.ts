@@ -8,8 +8,8 @@
  * migration that brings it up to date.
  */
 import { z } from "zod";
-import type { BlockCategory } from "../blocks/block-definition.ts";
-import { BLOCK_DEFINITIONS } from "./catalogue.ts";
+import type { BlockCategory } from "../blocks/block-spec.ts";
+import { BLOCK_SPECS } from "../blocks/specs.ts";
 import type { ConfigRule } from "./config-rules.ts";
 import { workflowStateSchema } from "./state-schema.ts";
 
@@ -79,12 +79,12 @@ export interface CatalogueRow {
 
 /** Every block type with its category, config schema, rules and choice handles, in catalogue order. */
 export function catalogueRows(): CatalogueRow[] {
-  return BLOCK_DEFINITIONS.map((definition) => ({
-    type: definition.type,
-    category: definition.category,
-    configSchema: toJsonSchema(definition.configSchema),
-    rules: definition.rules,
-    choice: "choice" in definition && definition.choice ? { prefix: definition.choice.prefix, list: definition.choice.list, noun: definition.choice.noun } : null,
+  return BLOCK_SPECS.map((spec) => ({
+    type: spec.type,
+    category: spec.category,
+    configSchema: toJsonSchema(spec.configSchema),
+    rules: spec.rules,
+    choice: "choice" in spec && spec.choice ? { prefix: spec.choice.prefix, list: spec.choice.list, noun: spec.choice.noun } : null,
   }));
 }
 

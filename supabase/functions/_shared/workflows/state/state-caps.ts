@@ -5,8 +5,8 @@
  * (a 4,000-block state used to run into the statement timeout). At the caps, validation stays
  * well inside a signed-in save's 8 s statement timeout (the figures are in the limits page).
  */
-import { jsonLength } from "../engine/json-size.ts";
-import { asRecord } from "../engine/values.ts";
+import { jsonLength } from "../core/json-size.ts";
+import { asRecord } from "../core/values.ts";
 import type { ValidationIssue } from "./issues.ts";
 
 /** Most blocks a workflow may have. */

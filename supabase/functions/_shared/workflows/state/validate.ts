@@ -9,14 +9,14 @@
  * both validators read, so only the structural rules below exist in both languages.
  */
 import type { z } from "zod";
-import { asRecord } from "../engine/values.ts";
-import { BLOCK_TYPES, isBlockType, type BlockType } from "./catalogue.ts";
+import { asRecord } from "../core/values.ts";
+import { BLOCK_TYPES, isBlockType, type BlockType } from "../blocks/specs.ts";
 import { configRuleProblems } from "./config-rules.ts";
-import { describeBlock } from "../engine/errors.ts";
+import { describeBlock } from "../core/errors.ts";
 import { ValidationError, type IssueCode, type ValidationIssue } from "./issues.ts";
 import { NORMALIZED_NAME_PATTERN, normalizeBlockName, RESERVED_NAMES } from "./names.ts";
 import { stateCapIssues } from "./state-caps.ts";
-import { collectTokens, getPath, type Token } from "../engine/references.ts";
+import { collectTokens, getPath, type Token } from "../core/references.ts";
 import { ERROR_HANDLE, LOOP_START_HANDLE, PARALLEL_START_HANDLE, workflowStateSchema, type WorkflowBlock, type WorkflowState } from "./state-schema.ts";
 
 /** `save` accepts work in progress; `deploy` (and every run) also needs a trigger. */

@@ -3,7 +3,7 @@
  * real client at the mail catcher, as the portal's e-mails do). CHAT_EMAIL_FROM sets the sender.
  */
 import { Resend } from "resend";
-import { readEnv } from "../../../db/env.ts";
+import { readEnv } from "../../../config/env.ts";
 import { HttpError } from "../../../http/errors.ts";
 import { escapeHtml } from "../../../http/html.ts";
 

@@ -5,7 +5,7 @@
  */
 import type { Hono } from "hono";
 import { createRouter, type Route } from "../../../http/routing.ts";
-import { workflowErrors, workflowLog } from "../../../http/workflow-errors.ts";
+import { workflowErrors, workflowLog } from "../../workflow-errors.ts";
 import { defaultRunServices, type RunServices } from "../run-services.ts";
 import { handleChatCodeRequest, handleChatCodeVerify, handleChatConfig, handleChatLogin, handleChatLogout, handleChatMessage, handleChatPage } from "./chat-endpoints.ts";
 

@@ -13,7 +13,7 @@
  * The secret is CHAT_SESSION_SECRET, or, when it is not set, derived from the service-role key
  * every hosted function receives (rotating that key then signs everyone out).
  */
-import { readEnv } from "../../../db/env.ts";
+import { readEnv } from "../../../config/env.ts";
 import { bytesEqual } from "../../../http/constant-time.ts";
 import { HttpError } from "../../../http/errors.ts";
 

@@ -3,10 +3,10 @@ import { startMisbehavingServer, type MisbehavingServer } from "../../../../../.
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../../../../../../test/stand-ins/models.ts";
 import { standInOutbound } from "../../../../../../test/stand-ins/outbound.ts";
 import { startQdrantStandIn, type QdrantStandIn } from "../../../../../../test/stand-ins/qdrant.ts";
-import type { ModelUsage } from "../../engine/context.ts";
-import { WorkflowError } from "../../engine/errors.ts";
+import type { ModelUsage } from "../../core/context.ts";
+import { WorkflowError } from "../../core/errors.ts";
 import type { ModelPriceRow } from "../../outbound/model-prices.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { AgentInput } from "./config.ts";
 import { agentHandler } from "./handler.ts";
 

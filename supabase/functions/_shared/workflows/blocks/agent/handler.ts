@@ -6,12 +6,12 @@
  * Output: `content`, `model`, `tokens {prompt, completion, total}`, `cost {input, output, total}`
  * (what the run's record charges for these calls), `toolCalls`, and `json` with a responseFormat.
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { preview } from "../../engine/values.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { preview } from "../../core/values.ts";
 import type { ChatMessage } from "../../outbound/providers/chat.ts";
 import { MeteredModel } from "../../outbound/providers/model-call.ts";
-import type { BlockHandler } from "../block-handler.ts";
+import type { BlockHandler } from "../../core/block-handler.ts";
 import { DEFAULT_MAX_TOOL_CALLS, type AgentInput } from "./config.ts";
 import { checkTools, runToolCall, toolSecrets, toolSpec, type ToolCallRecord } from "./tools.ts";
 

@@ -5,13 +5,13 @@
  * tool's JSON Schema parameters. A call runs the block's own handler with the merged config; what
  * it returns (or why it failed) goes back to the model, and into the Agent's `toolCalls`.
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { messageOf, WorkflowError } from "../../engine/errors.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { messageOf, WorkflowError } from "../../core/errors.ts";
 import type { ToolCall, ToolSpec } from "../../outbound/providers/chat.ts";
 import { apiConfigSchema, HTTP_METHODS, type ApiInput } from "../api/config.ts";
 import { apiHandler } from "../api/handler.ts";
 import { apiSecrets } from "../api/request.ts";
-import type { BlockRun } from "../block-handler.ts";
+import type { BlockRun } from "../../core/block-handler.ts";
 import { vectordbConfigSchema, type VectordbInput } from "../vectordb/config.ts";
 import { runVectorTool } from "../vectordb/handler.ts";
 import type { AgentTool } from "./config.ts";

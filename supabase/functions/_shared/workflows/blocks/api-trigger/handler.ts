@@ -4,7 +4,7 @@
  * `<api.input>`).
  */
 import { applyInputFormat, triggerBody, triggerLabel, type InputFormatInput } from "../input-format.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../../core/block-handler.ts";
 
 /**
  * API trigger (and manual start, which reads the same way): with an Input Format, each field at the

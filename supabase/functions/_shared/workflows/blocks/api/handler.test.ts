@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMisbehavingServer, type MisbehavingServer } from "../../../../../../test/stand-ins/misbehaving-http.ts";
 import { standInOutbound } from "../../../../../../test/stand-ins/outbound.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { testRun } from "../test-run.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { ApiInput } from "./config.ts";
 import { apiHandler } from "./handler.ts";
 import { apiSecrets, buildApiRequest } from "./request.ts";

@@ -5,12 +5,12 @@
  * fails fails the block with `data`, `status` (null when no answer came), `headers` and `attempts`
  * kept beside `{error, code}`, which its `error` edge (when it has one) can read.
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { WorkflowError } from "../../engine/errors.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { WorkflowError } from "../../core/errors.ts";
 import { OutboundError } from "../../outbound/errors.ts";
 import { DEFAULT_RETRY_POLICY, isRetryableError, isRetryableStatus, retryAfterMs, runWithRetries, type AttemptOutcome } from "../../outbound/retry.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_OUTBOUND_TIMEOUT_MS } from "../../outbound/guard.ts";
-import type { BlockHandler } from "../block-handler.ts";
+import type { BlockHandler } from "../../core/block-handler.ts";
 import { MAX_API_BLOCK_TIMEOUT_MS, type ApiInput } from "./config.ts";
 import { apiSecrets, buildApiRequest } from "./request.ts";
 

@@ -3,8 +3,8 @@
  * URL (`/users/{id}`), query parameters appended, headers as text, and the body as JSON (or as
  * text or a form when the Content-Type says so). Also names the credentials in it, for masking.
  */
-import { WorkflowError } from "../../engine/errors.ts";
-import { preview } from "../../engine/values.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { preview } from "../../core/values.ts";
 import type { ApiInput } from "./config.ts";
 
 /** A request ready for the guarded fetch. */

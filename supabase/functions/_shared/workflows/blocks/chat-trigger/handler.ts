@@ -3,9 +3,9 @@
  * message, the conversation id and the conversation's earlier turns: `<chat.message>`,
  * `<chat.conversationId>`, `<chat.history>` when the block is named Chat.
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { asRecord } from "../../engine/values.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { asRecord } from "../../core/values.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../../core/block-handler.ts";
 
 /** One earlier turn of a conversation, oldest first. */
 export interface ChatTurn {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { compileValue } from "../../engine/resolver.ts";
+import { compileValue } from "../../core/resolver.ts";
 import { conditionHandler } from "./handler.ts";
-import { testRun } from "../test-run.ts";
+import { conditionSpec } from "./spec.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 
 /** Compiles conditions the way the executor does, with the given reference values. */
 function input(conditions: { id: string; kind: string; expression?: string }[], values: unknown[] = []) {
-  const compiled = compileValue({ conditions }, new Set(conditionHandler.codePaths));
+  const compiled = compileValue({ conditions }, new Set(conditionSpec.codePaths));
   let next = 0;
   return compiled.resolve({ ref: () => values[next++], env: () => "" }) as Parameters<typeof conditionHandler.execute>[0]["input"];
 }

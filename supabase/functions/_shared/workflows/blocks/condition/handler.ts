@@ -3,11 +3,11 @@
  * the first truthy one (or the `else`) is chosen and only its `condition-<id>` edges stay active.
  * With no match and no `else`, every branch is deactivated and the run goes on elsewhere (or ends).
  */
-import { WorkflowError } from "../../engine/errors.ts";
-import type { ResolvedCode } from "../../engine/resolver.ts";
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../engine/sandbox.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import type { ResolvedCode } from "../../core/resolver.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../core/sandbox-contract.ts";
 import { CONDITION_HANDLE_PREFIX } from "./config.ts";
-import type { BlockHandler } from "../block-handler.ts";
+import type { BlockHandler } from "../../core/block-handler.ts";
 
 /** Time all of a Condition's expressions may take together, unless its config says otherwise. */
 export const DEFAULT_CONDITION_TIMEOUT_MS = 2_000;
@@ -19,7 +19,6 @@ interface ConditionInput {
 
 /** Handler of `condition` blocks. */
 export const conditionHandler: BlockHandler<ConditionInput> = {
-  codePaths: ["conditions[].expression"],
   stopsAtDeadline: true,
   timeoutMs: () => DEFAULT_CONDITION_TIMEOUT_MS,
   async execute(run) {

@@ -1,6 +1,6 @@
 /** Function config: the code, and its time and memory limits. */
 import { z } from "zod";
-import { MAX_SANDBOX_MEMORY_BYTES, MAX_SANDBOX_TIMEOUT_MS } from "../../engine/limits.ts";
+import { MAX_SANDBOX_MEMORY_BYTES, MAX_SANDBOX_TIMEOUT_MS } from "../../core/limits.ts";
 import { timeoutMs } from "../config-parts.ts";
 
 /** Longest run a Function block may ask for; the sandbox's own default is far lower. */

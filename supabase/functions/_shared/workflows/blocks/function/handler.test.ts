@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { functionHandler } from "./handler.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 
 const code = (source: string, values: unknown[] = []) => ({ kind: "code" as const, source, values });
 

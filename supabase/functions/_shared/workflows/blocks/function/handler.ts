@@ -3,9 +3,9 @@
  * value is `<fn.result>`, what it printed is `<fn.stdout>`. References in the code are values
  * (`<api.items>.length` is a number), not text pasted into the source.
  */
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../engine/sandbox.ts";
-import type { ResolvedCode } from "../../engine/resolver.ts";
-import type { BlockHandler } from "../block-handler.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../core/sandbox-contract.ts";
+import type { ResolvedCode } from "../../core/resolver.ts";
+import type { BlockHandler } from "../../core/block-handler.ts";
 
 /** Time a Function block may run unless its config says otherwise. */
 export const DEFAULT_FUNCTION_TIMEOUT_MS = 10_000;
@@ -18,7 +18,6 @@ interface FunctionInput {
 
 /** Handler of `function` blocks. */
 export const functionHandler: BlockHandler<FunctionInput> = {
-  codePaths: ["code"],
   stopsAtDeadline: true,
   timeoutMs: () => DEFAULT_FUNCTION_TIMEOUT_MS,
   async execute(run) {

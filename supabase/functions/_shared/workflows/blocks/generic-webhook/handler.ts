@@ -2,8 +2,8 @@
  * Webhook trigger: the request body's fields become its output (`<webhook1.path.to.field>`), with
  * the fields of an optional Input Format typed over them.
  */
-import { asRecord } from "../../engine/values.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import { asRecord } from "../../core/values.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../../core/block-handler.ts";
 import { applyInputFormat, triggerBody, triggerLabel, type InputFormatInput } from "../input-format.ts";
 
 /** Webhook trigger: the body's fields at the top level, with typed fields laid over them. */

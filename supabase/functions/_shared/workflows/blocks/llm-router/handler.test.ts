@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../../../../../../test/stand-ins/models.ts";
 import { standInOutbound } from "../../../../../../test/stand-ins/outbound.ts";
-import type { ModelUsage } from "../../engine/context.ts";
-import { WorkflowError } from "../../engine/errors.ts";
+import type { ModelUsage } from "../../core/context.ts";
+import { WorkflowError } from "../../core/errors.ts";
 import type { ModelPriceRow } from "../../outbound/model-prices.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { LlmRouterInput } from "./config.ts";
 import { llmRouterHandler } from "./handler.ts";
 

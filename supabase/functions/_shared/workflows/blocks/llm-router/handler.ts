@@ -5,12 +5,12 @@
  * made up fails the block (an `error` edge can take over).
  * Output: `prompt`, `selectedRoute`, `routeTitle`, `selectedPath`, `reasoning`, `model`, `tokens`, `cost`.
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { preview } from "../../engine/values.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { preview } from "../../core/values.ts";
 import { MeteredModel } from "../../outbound/providers/model-call.ts";
 import { numberSetting } from "../agent/handler.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../../core/block-handler.ts";
 import { ROUTER_HANDLE_PREFIX } from "../router/config.ts";
 import type { LlmRouterInput } from "./config.ts";
 

@@ -1,7 +1,7 @@
 /**
  * A parallel's settings. A parallel block's `config` is empty; its settings sit in the state's
  * `parallels` under the block's id, with `nodes` listing the blocks of its body. The engine runs
- * the branches itself (engine/containers.ts).
+ * the branches itself (executor/containers.ts).
  */
 import { z } from "zod";
 import { countOrTemplate } from "../loop/settings.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { responseHandler } from "./handler.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 
 describe("the Response block", () => {
   it("defaults to 200 with no headers and a null body", () => {

@@ -4,10 +4,10 @@
  * branches are cancelled; nothing may follow a Response (validation refuses outgoing edges). Its
  * headers are checked against RFC 9110 (headers.ts) before they can reach an answer.
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { asRecord, preview } from "../../engine/values.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { asRecord, preview } from "../../core/values.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../../core/block-handler.ts";
 import { checkedHeaders } from "./headers.ts";
 
 interface ResponseInput {

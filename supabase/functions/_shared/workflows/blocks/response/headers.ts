@@ -6,9 +6,9 @@
  * are the same header, so both may not be set; and the headers that describe the connection or
  * the message's framing (§7.6.1, §8.6, RFC 9112 §6.1) belong to the server, not to a workflow.
  */
-import { WorkflowError } from "../../engine/errors.ts";
-import { stringifyForText } from "../../engine/resolver.ts";
-import { preview } from "../../engine/values.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { stringifyForText } from "../../core/resolver.ts";
+import { preview } from "../../core/values.ts";
 
 /**
  * An RFC 9110 token, as pattern text: the save-time rule (rules.ts) and the run-time check below

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { jsonEqual, routerHandler } from "./handler.ts";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 
 describe("the Router block", () => {
   it("takes the first route whose rule matches", async () => {

@@ -4,11 +4,11 @@
  * default fails the block with NO_ROUTE, so an `error` edge can take over. `matches` runs the
  * user's regular expression in the sandbox, so a catastrophic pattern cannot stall the server.
  */
-import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../engine/sandbox.ts";
+import { DEFAULT_SANDBOX_MEMORY_BYTES } from "../../core/sandbox-contract.ts";
 import { ROUTER_HANDLE_PREFIX } from "./config.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { preview } from "../../engine/values.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler, type BlockRun } from "../block-handler.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { preview } from "../../core/values.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler, type BlockRun } from "../../core/block-handler.ts";
 
 interface Route {
   id: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import { scheduleTriggerHandler } from "./handler.ts";
 
 const clock = { now: () => Date.parse("2026-01-01T01:00:02Z"), sleep: () => Promise.resolve() };

@@ -3,9 +3,9 @@
  * the cron expression and time zone the slot came from (the ticker sends the effective expression,
  * so a preset shows as the expression it stands for).
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { asRecord } from "../../engine/values.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { asRecord } from "../../core/values.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../../core/block-handler.ts";
 
 interface ScheduleInput {
   cronExpression?: string;

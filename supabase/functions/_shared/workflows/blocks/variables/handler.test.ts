@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testRun } from "../test-run.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import { variablesHandler } from "./handler.ts";
 
 describe("the Variables block", () => {

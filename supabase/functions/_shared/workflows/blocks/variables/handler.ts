@@ -2,8 +2,8 @@
  * Variables: sets workflow variables, which any later block reads as `<variable.name>`. Variables
  * are shared by the whole run; when parallel branches set the same name, the last write wins.
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../block-handler.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { DEFAULT_BLOCK_TIMEOUT_MS, type BlockHandler } from "../../core/block-handler.ts";
 
 interface VariablesInput {
   assignments: { name: string; value: unknown }[];

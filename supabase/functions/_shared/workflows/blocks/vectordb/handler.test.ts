@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { standInOutbound } from "../../../../../../test/stand-ins/outbound.ts";
 import { startQdrantStandIn, type QdrantStandIn } from "../../../../../../test/stand-ins/qdrant.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { testRun } from "../test-run.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { VectordbInput } from "./config.ts";
 import { vectordbHandler } from "./handler.ts";
 

@@ -9,11 +9,11 @@
  * `vector_only`, `both`, `none`) when set, else `with_payload` (default true) and `with_vector`
  * (default false).
  */
-import type { BlockOutput } from "../../engine/context.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { preview } from "../../engine/values.ts";
+import type { BlockOutput } from "../../core/context.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { preview } from "../../core/values.ts";
 import { qdrantRequest, type QdrantTarget } from "../../outbound/qdrant.ts";
-import type { BlockHandler, BlockRun } from "../block-handler.ts";
+import type { BlockHandler, BlockRun } from "../../core/block-handler.ts";
 import { MAX_SEARCH_LIMIT, RETURN_DATA, type VectordbInput } from "./config.ts";
 
 type ReturnData = (typeof RETURN_DATA)[number];

@@ -2,14 +2,14 @@
  * Wait: pauses this branch (other branches keep running). In a synchronous run it sleeps in
  * process, at most 5 minutes (and within the run's time budget); in an async run it may wait up to
  * 30 days, and a wait longer than the park threshold parks the run instead of holding its worker
- * (engine/durable.ts, docs/workflow-limits.md). Asking for more than the limit fails with
+ * (executor/durable.ts; the 30 days are in core/limits.ts; docs/workflow-limits.md). Asking for more than the limit fails with
  * LIMIT_EXCEEDED rather than quietly waiting less.
  */
 import { MAX_WAIT_MS } from "./config.ts";
-import { MAX_DURABLE_WAIT_MS } from "../../engine/durable.ts";
-import { WorkflowError } from "../../engine/errors.ts";
-import { preview } from "../../engine/values.ts";
-import type { BlockHandler } from "../block-handler.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import { MAX_DURABLE_WAIT_MS } from "../../core/limits.ts";
+import { preview } from "../../core/values.ts";
+import type { BlockHandler } from "../../core/block-handler.ts";
 
 interface WaitInput {
   amount: unknown;

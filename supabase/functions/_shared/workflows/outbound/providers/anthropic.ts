@@ -6,7 +6,7 @@
  * `content_block_start` / `content_block_delta` with `text_delta` and `input_json_delta`,
  * `message_delta` with the cumulative output tokens and the stop reason, `error`).
  */
-import { WorkflowError } from "../../engine/errors.ts";
+import { WorkflowError } from "../../core/errors.ts";
 import { callService, malformed } from "../service-call.ts";
 import { toolCall, MODEL_CALL_TIMEOUT_MS, type ChatAnswer, type ChatConnection, type ChatMessage, type ChatProvider, type ChatRequest, type ToolCall } from "./chat.ts";
 import { readServerSentEvents } from "./sse-reader.ts";

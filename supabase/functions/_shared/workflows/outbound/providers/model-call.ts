@@ -5,8 +5,8 @@
  * own cost from the same price row and formula (model-prices.ts). Used by the Agent and the LLM
  * Router.
  */
-import { WorkflowError } from "../../engine/errors.ts";
-import type { BlockRun } from "../../blocks/block-handler.ts";
+import { WorkflowError } from "../../core/errors.ts";
+import type { BlockRun } from "../../core/block-handler.ts";
 import { costOf, exactCost, priceAt, type ModelCost, type ModelPriceRow } from "../model-prices.ts";
 import type { Decimal } from "../decimal.ts";
 import type { ChatAnswer, ChatProvider, ChatRequest } from "./chat.ts";

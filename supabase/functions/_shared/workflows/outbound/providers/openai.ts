@@ -5,7 +5,7 @@
  * Usage is `prompt_tokens` / `completion_tokens` of the provider's report; an answer without one is
  * malformed (it could not be billed).
  */
-import { WorkflowError } from "../../engine/errors.ts";
+import { WorkflowError } from "../../core/errors.ts";
 import { callService, malformed } from "../service-call.ts";
 import { toolCall, MODEL_CALL_TIMEOUT_MS, type ChatAnswer, type ChatConnection, type ChatMessage, type ChatProvider, type ChatRequest, type ToolCall } from "./chat.ts";
 import { readServerSentEvents } from "./sse-reader.ts";

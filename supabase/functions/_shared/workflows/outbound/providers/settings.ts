@@ -4,7 +4,7 @@
  * `ANTHROPIC_API_KEY`. The base URLs default to the providers' own; any server speaking the same
  * wire protocol can stand in (the tests' stand-ins, a local model server, a gateway).
  */
-import { readEnv } from "../../../db/env.ts";
+import { readEnv } from "../../../config/env.ts";
 
 /** The wire protocols spoken: OpenAI-compatible chat completions, Anthropic messages. */
 export type ProviderName = "openai" | "anthropic";

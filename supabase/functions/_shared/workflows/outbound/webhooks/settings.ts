@@ -3,7 +3,7 @@
  * the test stack shortens the schedule and the time limit (test/fixtures/functions.env) so the
  * retry schedule and timeouts are proven in seconds rather than a quarter of an hour.
  */
-import { readEnv } from "../../../db/env.ts";
+import { readEnv } from "../../../config/env.ts";
 
 /** Settings of the delivery worker. */
 export interface DeliverySettings {

@@ -11,7 +11,7 @@ import { readJson, validate } from "../../../http/body.ts";
 import { resolveCaller } from "../../../http/caller.ts";
 import { HttpError } from "../../../http/errors.ts";
 import { serveEndpoint } from "../../../http/routing.ts";
-import { workflowErrors as errors, workflowLog } from "../../../http/workflow-errors.ts";
+import { workflowErrors as errors, workflowLog } from "../../workflow-errors.ts";
 import { type AttemptOptions, attemptDelivery } from "./deliver.ts";
 import { drainDeliveries } from "./drain.ts";
 import { deliverySettings } from "./settings.ts";
