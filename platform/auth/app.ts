@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Hono } from "hono";
-import { PROJECT_ROOT, type StackConfig } from "../config.ts";
-import type { PlatformService } from "../http.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
+import type { PlatformService } from "../http/platform-service.ts";
 import type { AuthContext } from "./context.ts";
 import { connectAuthDatabase, type Sql } from "./db.ts";
 import { AuthError, errorResponse, OAuthError } from "./errors.ts";
@@ -20,7 +20,7 @@ import { unavailableRoutes } from "./routes-unavailable.ts";
 import { userRoutes } from "./routes-user.ts";
 import { verifyRoutes } from "./routes-verify.ts";
 import { readAuthSettings, type AuthSettings } from "./settings.ts";
-import { loadProjectKeys } from "./signing-keys.ts";
+import { loadProjectKeys } from "../keys/signing-keys.ts";
 
 /** GoTrue's MFA, one-time-token and flow-state tables, which the service brings up to date when it starts. */
 const SCHEMA_FILES = ["21-auth-mfa-one-time-tokens.sql", "22-auth-flow-state.sql"].map((name) => join(PROJECT_ROOT, "platform", "postgres", "bootstrap", name));

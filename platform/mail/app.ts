@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
-import type { StackConfig } from "../config.ts";
-import type { PlatformService } from "../http.ts";
+import type { StackConfig } from "../config/stack-config.ts";
+import type { PlatformService } from "../http/platform-service.ts";
 import { MailStore } from "./store.ts";
 import { batchBodySchema, emailBodySchema, listQuerySchema, type EmailBody, type OutgoingEmail } from "./schemas.ts";
 import { inboxPage } from "./page.ts";

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import type { StackConfig } from "../config.ts";
-import type { PlatformService } from "../http.ts";
+import type { StackConfig } from "../config/stack-config.ts";
+import type { PlatformService } from "../http/platform-service.ts";
 import type { StorageContext } from "./context.ts";
 import { connectDatabase } from "./database.ts";
 import { fromDatabaseError, storageErrors } from "./errors.ts";
-import { stackKeys } from "../auth/signing-keys.ts";
+import { stackKeys } from "../keys/signing-keys.ts";
 import { storageKeys } from "./identity.ts";
 import { ObjectStore } from "./object-store.ts";
 import { createBucketRoutes } from "./routes-bucket.ts";

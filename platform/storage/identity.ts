@@ -1,5 +1,5 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import type { ProjectKeys } from "../auth/signing-keys.ts";
+import type { ProjectKeys } from "../keys/signing-keys.ts";
 import { storageErrors } from "./errors.ts";
 
 /** Who a request acts as: the verified token, its claims and the database role RLS will see. */

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import type { StackConfig } from "../config.ts";
+import type { StackConfig } from "../config/stack-config.ts";
 
 /**
  * The local stand-in for "pg_cron + pg_net invoke the queue worker function" (see migration
