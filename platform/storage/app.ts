@@ -11,6 +11,7 @@ import { createBucketRoutes } from "./routes-bucket.ts";
 import { createObjectRoutes } from "./routes-object.ts";
 import { createRenderRoutes } from "./routes-render.ts";
 import { loadStorageSettings } from "./settings.ts";
+import { createLogger } from "../log/logger.ts";
 
 /**
  * The Storage-API-compatible service the gateway mounts at `/storage/v1` (prefix already
@@ -25,9 +26,7 @@ export function createStorageService(config: StackConfig): PlatformService {
     store,
     settings: loadStorageSettings(),
     keys: storageKeys(stackKeys(config)),
-    logError: (message, error) => {
-      process.stderr.write(`${JSON.stringify({ level: "error", service: "storage", message, error: describe(error) })}\n`);
-    },
+    log: createLogger("storage"),
   };
   // The folders are prepared (and orphaned bytes swept) once, before the first request is served.
   const ready = prepareStore(ctx);
@@ -53,7 +52,7 @@ async function prepareStore(ctx: StorageContext): Promise<void> {
     const rows = await ctx.db<{ version: string }[]>`select version from storage.objects where version is not null`;
     await ctx.store.sweep(new Set(rows.map((row) => row.version)));
   } catch (error) {
-    ctx.logError("storage: skipped sweeping unreferenced bytes", error);
+    ctx.log.error("skipped sweeping unreferenced bytes", { error });
   }
 }
 
@@ -71,7 +70,7 @@ export function createStorageApp(ctx: StorageContext): Hono {
   app.notFound((c) => storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse());
   app.onError(async (error, c) => {
     const failure = fromDatabaseError(error);
-    if (!failure) ctx.logError(`storage: ${c.req.method} ${c.req.path} failed`, error);
+    if (!failure) ctx.log.error(`${c.req.method} ${c.req.path} failed`, { error });
     await discardBody(c.req.raw);
     return (failure ?? storageErrors.internal()).toResponse();
   });
@@ -89,9 +88,4 @@ async function discardBody(request: Request): Promise<void> {
   } catch {
     // Nothing to do: the client is gone.
   }
-}
-
-function describe(error: unknown): unknown {
-  if (error instanceof Error) return { ...error, name: error.name, message: error.message, stack: error.stack };
-  return error;
 }

@@ -112,7 +112,7 @@ function objectHandlers(ctx: StorageContext) {
       const bytes = await ctx.store.open(object.version);
       if (bytes) return objectResponse(request, object, bytes);
     }
-    ctx.logError("storage: an object row points at bytes that are missing on disk", new Error(request.url));
+    ctx.log.error("an object row points at bytes that are missing on disk", { url: request.url });
     throw storageErrors.noSuchKey();
   };
 
@@ -393,7 +393,7 @@ function decodeCursor(token: string): { startAfter: string; order: string } {
 /** Deletes the bytes of deleted rows; a failure only leaves an unreferenced file behind. */
 async function removeBytes(ctx: StorageContext, rows: ObjectRow[]): Promise<void> {
   const versions = rows.flatMap((row) => (row.version ? [row.version] : []));
-  await ctx.store.remove(versions).catch((error: unknown) => ctx.logError("storage: could not delete removed bytes", error));
+  await ctx.store.remove(versions).catch((error: unknown) => ctx.log.error("could not delete removed bytes", { error }));
 }
 
 /** Rolls back the probe insert of `assertCanUpload`. */

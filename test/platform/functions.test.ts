@@ -225,9 +225,9 @@ function logLinesSince(offset: number): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 const workerFailures = (offset: number, slug: string) =>
-  logLinesSince(offset).filter((line) => line.msg === "function worker failed" && line.function === slug);
+  logLinesSince(offset).filter((line) => line.message === "function worker failed" && line.function === slug);
 const failedRequests = (offset: number, slug: string) =>
-  logLinesSince(offset).filter((line) => line.msg === "request failed" && line.function === slug);
+  logLinesSince(offset).filter((line) => line.message === "request failed" && line.function === slug);
 
 describe("a worker failure under concurrent requests", () => {
   it("answers every request waiting for a worker that dies while booting with 503 BOOT_ERROR, and logs why once", async () => {
