@@ -8,7 +8,12 @@ import { stackKeys } from "../keys/signing-keys.ts";
 import { storageKeys } from "./identity.ts";
 import { ObjectStore } from "./object-store.ts";
 import { createBucketRoutes } from "./routes-bucket.ts";
-import { createObjectRoutes } from "./routes-object.ts";
+import { objectAccess } from "./object-access.ts";
+import { objectByNameRoutes } from "./routes-object-by-name.ts";
+import { objectListRoutes } from "./routes-object-list.ts";
+import { objectMoveRoutes } from "./routes-object-move.ts";
+import { objectReadRoutes } from "./routes-object-read.ts";
+import { objectSignedRoutes } from "./routes-object-signed.ts";
 import { createRenderRoutes } from "./routes-render.ts";
 import { loadStorageSettings } from "./settings.ts";
 import { createLogger } from "../log/logger.ts";
@@ -59,15 +64,26 @@ async function prepareStore(ctx: StorageContext): Promise<void> {
 /** The routes and the error handling, separate from the wiring so tests can build it on their own context. */
 export function createStorageApp(ctx: StorageContext): Hono {
   const app = new Hono();
-  const objectRoutes = createObjectRoutes(ctx);
+  const access = objectAccess(ctx);
 
   app.get("/status", (c) => c.body(null, 200));
   app.route("/bucket", createBucketRoutes(ctx));
-  app.all("/object/*", (c) => objectRoutes(c.req.raw));
+  // Order matters: a route word (`list`, `move`, `sign`, `public`, `info`, ...) wins over a bucket
+  // of the same name, so the by-name group comes last, as in Storage's router.
+  app.route("/object", objectListRoutes(ctx, access));
+  app.route("/object", objectMoveRoutes(ctx, access));
+  app.route("/object", objectSignedRoutes(ctx, access));
+  app.route("/object", objectReadRoutes(ctx, access));
+  app.route("/object", objectByNameRoutes(ctx, access));
   const renderRoutes = createRenderRoutes(ctx);
   app.all("/render/image/*", (c) => renderRoutes(c.req.raw));
 
-  app.notFound((c) => storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse());
+  app.notFound(async (c) => {
+    await discardBody(c.req.raw);
+    // Object paths are named as sent (still encoded), the others as Hono decodes them, as before.
+    const raw = new URL(c.req.url).pathname;
+    return storageErrors.notFoundRoute(c.req.method, raw === "/object" || raw.startsWith("/object/") ? raw : c.req.path).toResponse();
+  });
   app.onError(async (error, c) => {
     const failure = fromDatabaseError(error);
     if (!failure) ctx.log.error(`${c.req.method} ${c.req.path} failed`, { error });
