@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { getPath as decodedPath } from "hono/utils/url";
 import type { StackConfig } from "../config/stack-config.ts";
 import type { PlatformService } from "../http/platform-service.ts";
 import type { StorageContext } from "./context.ts";
@@ -63,7 +64,7 @@ async function prepareStore(ctx: StorageContext): Promise<void> {
 
 /** The routes and the error handling, separate from the wiring so tests can build it on their own context. */
 export function createStorageApp(ctx: StorageContext): Hono {
-  const app = new Hono();
+  const app = new Hono({ getPath: routedPath });
   const access = objectAccess(ctx);
 
   app.get("/status", (c) => c.body(null, 200));
@@ -80,17 +81,25 @@ export function createStorageApp(ctx: StorageContext): Hono {
 
   app.notFound(async (c) => {
     await discardBody(c.req.raw);
-    // Object paths are named as sent (still encoded), the others as Hono decodes them, as before.
-    const raw = new URL(c.req.url).pathname;
-    return storageErrors.notFoundRoute(c.req.method, raw === "/object" || raw.startsWith("/object/") ? raw : c.req.path).toResponse();
+    return storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse();
   });
   app.onError(async (error, c) => {
     const failure = fromDatabaseError(error);
-    if (!failure) ctx.log.error(`${c.req.method} ${c.req.path} failed`, { error });
+    if (!failure) ctx.log.error(`${c.req.method} ${decodedPath(c.req.raw)} failed`, { error });
     await discardBody(c.req.raw);
     return (failure ?? storageErrors.internal()).toResponse();
   });
   return app;
+}
+
+/**
+ * The path routes match. Object routes match the path as sent, still encoded, as Storage's router
+ * does: an encoded letter never spells a route word, and the handlers decode names segment by
+ * segment themselves. Other routes match the path as Hono decodes it.
+ */
+function routedPath(request: Request): string {
+  const raw = new URL(request.url).pathname;
+  return raw === "/object" || raw.startsWith("/object/") ? raw : decodedPath(request);
 }
 
 /**
