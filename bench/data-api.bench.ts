@@ -14,7 +14,7 @@
  * whole table for every such request: its cost grows with the table.
  */
 import postgres, { type Sql } from "postgres";
-import { loadConfig } from "../platform/config.ts";
+import { loadConfig } from "../platform/config/stack-config.ts";
 import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";
 import { ascending, percentile, report, requiredEnv, signedInToken } from "./bench-support.ts";
 

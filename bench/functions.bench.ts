@@ -13,7 +13,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.ts";
+import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config/stack-config.ts";
 import { denoBinary, denoRunArguments, functionEnvironment } from "../platform/functions-host/launch.ts";
 import { waitForPort } from "../platform/process/ports.ts";
 import { describeLoad, medianRun, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";

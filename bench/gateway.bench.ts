@@ -5,7 +5,7 @@
  * Goal (the proof issue): the gateway keeps at least 0.9× bare PostgREST's throughput.
  * The service-role key is used because a user's calls are capped at 200 a minute by design.
  */
-import { loadConfig } from "../platform/config.ts";
+import { loadConfig } from "../platform/config/stack-config.ts";
 import { describeLoad, medianRun, runLoad, type LoadResult, type PreparedRequest } from "./gamification/load.ts";
 import { measureCpu, servicePids } from "./process-cpu.ts";
 import { report, requiredEnv } from "./bench-support.ts";

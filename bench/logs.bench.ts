@@ -12,7 +12,7 @@ import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
 import type { BenchOptions } from "../scripts/bench.ts";
 import { decodeCursor, encodeCursor } from "../supabase/functions/_shared/workflows/api/logs-cursor.ts";
-import { loadConfig } from "../platform/config.ts";
+import { loadConfig } from "../platform/config/stack-config.ts";
 import { type LoadResult, runLoad } from "./gamification/load.ts";
 import { measureCpu, servicePids } from "./process-cpu.ts";
 import { generatedRunId, generateLogs, LOG_SIZES } from "./logs-webhooks/logs-data.ts";

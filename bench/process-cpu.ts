@@ -3,8 +3,8 @@
  * moves, unlike throughput, so benches can say where a request's time goes.
  */
 import { readFileSync } from "node:fs";
-import type { StackConfig } from "../platform/config.ts";
-import { readState } from "../platform/stack.ts";
+import type { StackConfig } from "../platform/config/stack-config.ts";
+import { readState } from "../platform/commands/stack.ts";
 
 /** Kernel clock ticks per second (USER_HZ), 100 on Linux. */
 const TICKS_PER_SECOND = 100;

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { reportedFigures } from "../bench/bench-support.ts";
 import { describeMachine, formatTable, RESULTS_FILE, writeResults } from "../bench/summary-table.ts";
-import { loadConfig, PROJECT_ROOT } from "../platform/config.ts";
-import { prepareMachine } from "../platform/prepare.ts";
-import { resetStack, startStack } from "../platform/stack.ts";
-import { clientEnvironment } from "../platform/summary.ts";
+import { loadConfig, PROJECT_ROOT } from "../platform/config/stack-config.ts";
+import { prepareMachine } from "../platform/commands/prepare.ts";
+import { resetStack, startStack } from "../platform/commands/stack.ts";
+import { clientEnvironment } from "../platform/commands/summary.ts";
 
 /** A benchmark module: prints its detailed figures and reports its summary rows (bench/bench-support.ts). */
 interface BenchModule {

@@ -1,5 +1,5 @@
-import { loadConfig } from "../platform/config.ts";
-import { supabaseCli } from "../platform/migrations.ts";
+import { loadConfig } from "../platform/config/stack-config.ts";
+import { supabaseCli } from "../platform/postgres/migrations.ts";
 
 /** `npm run db:lint`: `supabase db lint` (plpgsql_check) over the running dev stack; fails on warnings. */
 export async function main(): Promise<number> {

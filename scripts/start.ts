@@ -1,7 +1,7 @@
-import { loadConfig } from "../platform/config.ts";
-import { prepareMachine } from "../platform/prepare.ts";
-import { runUntilStopped, startStack } from "../platform/stack.ts";
-import { formatOutboundNotice, formatSummary } from "../platform/summary.ts";
+import { loadConfig } from "../platform/config/stack-config.ts";
+import { prepareMachine } from "../platform/commands/prepare.ts";
+import { runUntilStopped, startStack } from "../platform/commands/stack.ts";
+import { formatOutboundNotice, formatSummary } from "../platform/commands/summary.ts";
 
 /**
  * `npm start`: brings up the whole local backend with seed data and stays in the foreground,

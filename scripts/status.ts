@@ -1,8 +1,8 @@
-import { loadConfig } from "../platform/config.ts";
+import { loadConfig } from "../platform/config/stack-config.ts";
 import { clusterRunning } from "../platform/postgres/cluster.ts";
 import { isListening } from "../platform/process/ports.ts";
-import { formatServices, stackReport } from "../platform/status.ts";
-import { formatSummary, statusVariables } from "../platform/summary.ts";
+import { formatServices, stackReport } from "../platform/commands/status.ts";
+import { formatSummary, statusVariables } from "../platform/commands/summary.ts";
 
 /**
  * `npm run status [-- --json]`: what runs, where, and the keys, like `supabase status`, plus each

@@ -1,5 +1,5 @@
-import { loadConfig } from "../platform/config.ts";
-import { stopRecordedStack } from "../platform/stack.ts";
+import { loadConfig } from "../platform/config/stack-config.ts";
+import { stopRecordedStack } from "../platform/commands/stack.ts";
 
 /** `npm stop`: stops the stack `npm start` runs, from any terminal. */
 export async function main(): Promise<number> {

@@ -2,12 +2,12 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config.ts";
-import { supabaseCli } from "../platform/migrations.ts";
-import { prepareMachine } from "../platform/prepare.ts";
-import { resetStack, startStack } from "../platform/stack.ts";
+import { loadConfig, PROJECT_ROOT, type StackConfig } from "../platform/config/stack-config.ts";
+import { supabaseCli } from "../platform/postgres/migrations.ts";
+import { prepareMachine } from "../platform/commands/prepare.ts";
+import { resetStack, startStack } from "../platform/commands/stack.ts";
 import { functionEnvironment } from "../platform/functions-host/launch.ts";
-import { clientEnvironment, formatOutboundNotice } from "../platform/summary.ts";
+import { clientEnvironment, formatOutboundNotice } from "../platform/commands/summary.ts";
 
 interface SuiteResult {
   name: string;

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, PROJECT_ROOT } from "../platform/config.ts";
-import { supabaseCli } from "../platform/migrations.ts";
+import { loadConfig, PROJECT_ROOT } from "../platform/config/stack-config.ts";
+import { supabaseCli } from "../platform/postgres/migrations.ts";
 import { PlatformError } from "../platform/process/errors.ts";
 
 /** Where the generated database types are committed; edge functions and tests import them. */

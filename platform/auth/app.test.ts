@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/stack-config.ts";
 import { createAuthService } from "./app.ts";
 import { readAuthSettings } from "./settings.ts";
 

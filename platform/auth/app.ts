@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Hono } from "hono";
-import { PROJECT_ROOT, type StackConfig } from "../config.ts";
-import type { PlatformService } from "../http.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
+import type { PlatformService } from "../http/platform-service.ts";
 import type { AuthContext } from "./context.ts";
 import { connectAuthDatabase, type Sql } from "./db.ts";
 import { AuthError, errorResponse, OAuthError } from "./errors.ts";
-import { logAuthError } from "./log.ts";
+import { createLogger } from "../log/logger.ts";
 import { AuthRateLimits } from "./rate-limits.ts";
 import { adminRoutes } from "./routes-admin.ts";
 import { factorRoutes } from "./routes-factors.ts";
@@ -20,9 +20,12 @@ import { unavailableRoutes } from "./routes-unavailable.ts";
 import { userRoutes } from "./routes-user.ts";
 import { verifyRoutes } from "./routes-verify.ts";
 import { readAuthSettings, type AuthSettings } from "./settings.ts";
-import { loadProjectKeys } from "./signing-keys.ts";
+import { loadProjectKeys } from "../keys/signing-keys.ts";
 
 /** GoTrue's MFA, one-time-token and flow-state tables, which the service brings up to date when it starts. */
+/** Only failures whose cause the client can not see are logged: GoTrue answers them with a terse 500. */
+const log = createLogger("auth");
+
 const SCHEMA_FILES = ["21-auth-mfa-one-time-tokens.sql", "22-auth-flow-state.sql"].map((name) => join(PROJECT_ROOT, "platform", "postgres", "bootstrap", name));
 
 /**
@@ -34,7 +37,7 @@ async function migrate(db: Sql): Promise<void> {
   try {
     for (const file of SCHEMA_FILES) await db.unsafe(readFileSync(file, "utf8"));
   } catch (error) {
-    logAuthError("could not bring the auth schema up to date", { error });
+    log.error("could not bring the auth schema up to date", { error });
   }
 }
 
@@ -78,7 +81,7 @@ export function createAuthService(config: StackConfig, settings: AuthSettings = 
     if (!(error instanceof OAuthError) && !(error instanceof AuthError && error.status < 500)) {
       // The client only sees GoTrue's terse 500 message; the cause goes to the platform log.
       const internal = error instanceof AuthError ? error.internal : undefined;
-      logAuthError("request failed", { method: c.req.method, path: new URL(c.req.url).pathname, error, internal });
+      log.error("request failed", { method: c.req.method, path: new URL(c.req.url).pathname, error, internal: internal instanceof Error || internal === undefined ? internal : String(internal) });
     }
     return errorResponse(error, c.req.raw);
   });

@@ -1,6 +1,6 @@
 import { ADMIN_ROLES, type AuthContext } from "./context.ts";
 import { AuthError, badRequest, forbidden } from "./errors.ts";
-import { JwtVerificationError, verifyJwt, type VerifiedClaims } from "../jwt.ts";
+import { JwtVerificationError, verifyJwt, type VerifiedClaims } from "../keys/verify-jwt.ts";
 import { findSession, type SessionRow } from "./sessions-repository.ts";
 import { isBanned } from "./tokens.ts";
 import { findUserById, type UserRecord } from "./users-repository.ts";

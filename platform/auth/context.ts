@@ -1,9 +1,9 @@
 import { isIP } from "node:net";
-import type { StackConfig } from "../config.ts";
+import type { StackConfig } from "../config/stack-config.ts";
 import type { Sql } from "./db.ts";
 import type { AuthRateLimits } from "./rate-limits.ts";
 import type { ClientInfo } from "./sessions-repository.ts";
-import type { ProjectKeys } from "./signing-keys.ts";
+import type { ProjectKeys } from "../keys/signing-keys.ts";
 import type { AuthSettings } from "./settings.ts";
 
 /** What every route of the auth service needs: the pool, the stack config, the [auth] settings and the keys. */

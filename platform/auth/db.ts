@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { LOCAL_DB_PASSWORD, type StackConfig } from "../config.ts";
+import { LOCAL_DB_PASSWORD, type StackConfig } from "../config/stack-config.ts";
 
 /** The auth service's connection pool (role supabase_auth_admin, owner of the auth tables). */
 export type Sql = postgres.Sql;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { signHs256 } from "../keys.ts";
-import { JwtVerificationError, secretOnly, verifyJwt } from "../jwt.ts";
+import { signHs256 } from "../keys/api-keys.ts";
+import { JwtVerificationError, secretOnly, verifyJwt } from "../keys/verify-jwt.ts";
 import { signAccessToken } from "./jwt.ts";
 
 const SECRET = "super-secret-jwt-token-with-at-least-32-characters-long";

@@ -1,5 +1,5 @@
-import { signHs256 } from "../keys.ts";
-import { signWithKey, type SigningKey } from "./signing-keys.ts";
+import { signHs256 } from "../keys/api-keys.ts";
+import { signWithKey, type SigningKey } from "../keys/signing-keys.ts";
 
 /** One `amr` entry: how and when the session was authenticated. */
 export interface AmrEntry {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { PROJECT_ROOT } from "../config.ts";
+import { PROJECT_ROOT } from "../config/stack-config.ts";
 import type { AuthSettings, TemplateType } from "./settings.ts";
 
 /** The values a template can show, named as GoTrue's template data names them. */

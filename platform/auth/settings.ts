@@ -1,5 +1,5 @@
-import { currentProfile, type ProfileName } from "../config.ts";
-import { readProjectConfig, table } from "../project-config.ts";
+import { currentProfile, type ProfileName } from "../config/stack-config.ts";
+import { readProjectConfig, table } from "../config/project-config.ts";
 import { parseGoDuration } from "./durations.ts";
 
 /** One e-mail template from `[auth.email.template.<type>]`: a subject and/or an HTML file. */

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { html } from "hono/html";
-import { PROJECT_ROOT, type StackConfig } from "../config.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
 import { DashboardError } from "./errors.ts";
 import { layout } from "./layout.ts";
 import { localGuard } from "./local-guard.ts";

@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/stack-config.ts";
 import { createDashboard } from "./app.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { PROJECT_ROOT, type StackConfig } from "../config.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
 import type { ServiceDefinition } from "../process/supervisor.ts";

@@ -1,4 +1,4 @@
-import type { StackConfig } from "../config.ts";
+import type { StackConfig } from "../config/stack-config.ts";
 import { DashboardError, errorInWords } from "./errors.ts";
 
 /** A request to the stack's gateway. */

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PROJECT_ROOT } from "../config.ts";
+import { PROJECT_ROOT } from "../config/stack-config.ts";
 
 /**
  * supabase/functions/import_map.json maps each runtime dependency of package.json to

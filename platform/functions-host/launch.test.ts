@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseAllowList, parseDeniedAddresses, addressListed, parseAddress } from "../../supabase/functions/_shared/workflows/outbound/addresses.ts";
-import { listeningPorts, loadConfig, type ProfileName } from "../config.ts";
-import { formatOutboundNotice } from "../summary.ts";
+import { listeningPorts, loadConfig, type ProfileName } from "../config/stack-config.ts";
+import { formatOutboundNotice } from "../commands/summary.ts";
 import { functionEnvironment } from "./launch.ts";
 
 const STACKS: [ProfileName, number][] = [["dev", 0], ["test", 0], ["test", 6], ["test", 9], ["bench", 0]];

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { stackJwks, stackKeys } from "../auth/signing-keys.ts";
-import { localOutboundAllowedHosts, localOutboundDeniedAddresses, PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config.ts";
+import { stackJwks, stackKeys } from "../keys/signing-keys.ts";
+import { localOutboundAllowedHosts, localOutboundDeniedAddresses, PROJECT_ROOT, readFunctionsEnvFile, type StackConfig } from "../config/stack-config.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";
 import type { ServiceDefinition } from "../process/supervisor.ts";

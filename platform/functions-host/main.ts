@@ -6,7 +6,7 @@
  */
 import { HOST_CONFIG_VARIABLE, type HostConfig } from "./host-config.ts";
 import { createJwtVerifier } from "./runtime/jwt.ts";
-import { log } from "./runtime/log.ts";
+import { createLogger } from "../log/logger.ts";
 import { ResponseFailed } from "./runtime/exchange.ts";
 import { BootError, WorkerPool } from "./runtime/pool.ts";
 import { Registry, type FunctionEntry } from "./runtime/registry.ts";
@@ -47,6 +47,7 @@ resetEnvironment(config.env);
 const registry = new Registry(config.roots, config.reload ? undefined : Infinity);
 const verifyJwt = createJwtVerifier(config.jwtSecret, config.publicKeys);
 const limitOf = (entry: FunctionEntry) => entry.settings.wallClockMs ?? config.wallClockMs;
+const log = createLogger("functions");
 const pool = new WorkerPool(limitOf, config.idleMs, log, { origin: config.gatewayOrigin, localAddress: config.egressAddress }, { hostname: "127.0.0.1", port: config.port });
 
 async function checkAuthorization(request: Request): Promise<Response | null> {
@@ -73,7 +74,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * goes unexplained (the gateway's request id ties the line to the client's report).
  */
 function failed(entry: FunctionEntry, request: Request, [response, code]: [Response, string], reason: string): Response {
-  log("warn", "request failed", { function: entry.slug, status: response.status, code, reason, requestId: request.headers.get("x-request-id") });
+  log.warn("request failed", { function: entry.slug, status: response.status, code, reason, requestId: request.headers.get("x-request-id") });
   return response;
 }
 
@@ -177,10 +178,10 @@ const server = Deno.serve(
     port: config.port,
     onListen: ({ port }) => {
       const slugs = [...registry.current().snapshot.functions.keys()].sort();
-      log("info", "functions host listening", { port, functions: slugs, wallClockMs: config.wallClockMs });
+      log.info("functions host listening", { port, functions: slugs, wallClockMs: config.wallClockMs });
     },
     onError: (error) => {
-      log("error", "host failed to answer a request", { error: String(error) });
+      log.error("host failed to answer a request", { error: String(error) });
       return new Response(JSON.stringify({ code: "Internal Server Error", message: "Request failed due to an internal server error" }), {
         status: 500,
         headers: { "content-type": "application/json" },

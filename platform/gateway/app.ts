@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { stackKeys } from "../auth/signing-keys.ts";
-import type { StackConfig } from "../config.ts";
-import type { FetchHandler } from "../http.ts";
-import { verifyJwt, type VerificationKeys } from "../jwt.ts";
+import { stackKeys } from "../keys/signing-keys.ts";
+import type { StackConfig } from "../config/stack-config.ts";
+import type { FetchHandler } from "../http/platform-service.ts";
+import { verifyJwt, type VerificationKeys } from "../keys/verify-jwt.ts";
 import { tooLargeAnswer, upstreamError, type GatewayAnswer } from "./error-shapes.ts";
 import { bodyLimits, VERIFIER_PATH } from "./front.ts";
 import { carriesGatewayCredential, GATEWAY_CREDENTIAL_HEADER } from "./internal-credential.ts";

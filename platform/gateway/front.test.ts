@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/stack-config.ts";
 import { run } from "../process/system.ts";
 import { HAPROXY, writeFrontConfig } from "./front.ts";
 import { createGatewayCredential, GATEWAY_CREDENTIAL_HEADER, GATEWAY_CREDENTIAL_VARIABLE } from "./internal-credential.ts";

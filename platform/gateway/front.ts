@@ -9,7 +9,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT, type StackConfig } from "../config.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
 import { FUNCTIONS_EGRESS_ADDRESS } from "../functions-host/host-config.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";

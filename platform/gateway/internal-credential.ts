@@ -10,7 +10,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { StackConfig } from "../config.ts";
+import type { StackConfig } from "../config/stack-config.ts";
 
 /** The request header carrying the credential; the gateway sets it, overwriting any a client sent. */
 export const GATEWAY_CREDENTIAL_HEADER = "x-orbita-gateway-credential";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { PROJECT_ROOT, type StackConfig } from "../config.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
 import { GATEWAY_CREDENTIAL_VARIABLE, readGatewayCredential } from "../gateway/internal-credential.ts";
 import { processService } from "../process/children.ts";
 import { waitForPort } from "../process/ports.ts";

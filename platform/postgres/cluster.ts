@@ -1,12 +1,12 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import postgres from "postgres";
-import { LOCAL_DB_PASSWORD, type StackConfig } from "../config.ts";
+import { LOCAL_DB_PASSWORD, type StackConfig } from "../config/stack-config.ts";
 import { PlatformError } from "../process/errors.ts";
 import { assertPortFree, isListening } from "../process/ports.ts";
 import type { ExitReason, ServiceDefinition } from "../process/supervisor.ts";
 import { IS_ROOT, run, runAsPostgres, runAsPostgresInBackground } from "../process/system.ts";
-import { PG_BIN } from "../setup.ts";
+import { PG_BIN } from "../commands/setup.ts";
 
 const BOOTSTRAP_DIR = join(dirname(new URL(import.meta.url).pathname), "bootstrap");
 

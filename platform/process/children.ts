@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StackConfig } from "../config.ts";
+import type { StackConfig } from "../config/stack-config.ts";
 import { PlatformError } from "./errors.ts";
 import type { ExitReason, RunningService, ServiceDefinition } from "./supervisor.ts";
 

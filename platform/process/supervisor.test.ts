@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/stack-config.ts";
 import { processService } from "./children.ts";
 import { Supervisor, type RestartPolicy } from "./supervisor.ts";
 

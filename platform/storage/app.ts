@@ -1,16 +1,23 @@
 import { Hono } from "hono";
-import type { StackConfig } from "../config.ts";
-import type { PlatformService } from "../http.ts";
+import { getPath as decodedPath } from "hono/utils/url";
+import type { StackConfig } from "../config/stack-config.ts";
+import type { PlatformService } from "../http/platform-service.ts";
 import type { StorageContext } from "./context.ts";
 import { connectDatabase } from "./database.ts";
 import { fromDatabaseError, storageErrors } from "./errors.ts";
-import { stackKeys } from "../auth/signing-keys.ts";
+import { stackKeys } from "../keys/signing-keys.ts";
 import { storageKeys } from "./identity.ts";
 import { ObjectStore } from "./object-store.ts";
 import { createBucketRoutes } from "./routes-bucket.ts";
-import { createObjectRoutes } from "./routes-object.ts";
+import { objectAccess } from "./object-access.ts";
+import { objectByNameRoutes } from "./routes-object-by-name.ts";
+import { objectListRoutes } from "./routes-object-list.ts";
+import { objectMoveRoutes } from "./routes-object-move.ts";
+import { objectReadRoutes } from "./routes-object-read.ts";
+import { objectSignedRoutes } from "./routes-object-signed.ts";
 import { createRenderRoutes } from "./routes-render.ts";
 import { loadStorageSettings } from "./settings.ts";
+import { createLogger } from "../log/logger.ts";
 
 /**
  * The Storage-API-compatible service the gateway mounts at `/storage/v1` (prefix already
@@ -25,9 +32,7 @@ export function createStorageService(config: StackConfig): PlatformService {
     store,
     settings: loadStorageSettings(),
     keys: storageKeys(stackKeys(config)),
-    logError: (message, error) => {
-      process.stderr.write(`${JSON.stringify({ level: "error", service: "storage", message, error: describe(error) })}\n`);
-    },
+    log: createLogger("storage"),
   };
   // The folders are prepared (and orphaned bytes swept) once, before the first request is served.
   const ready = prepareStore(ctx);
@@ -53,29 +58,48 @@ async function prepareStore(ctx: StorageContext): Promise<void> {
     const rows = await ctx.db<{ version: string }[]>`select version from storage.objects where version is not null`;
     await ctx.store.sweep(new Set(rows.map((row) => row.version)));
   } catch (error) {
-    ctx.logError("storage: skipped sweeping unreferenced bytes", error);
+    ctx.log.error("skipped sweeping unreferenced bytes", { error });
   }
 }
 
 /** The routes and the error handling, separate from the wiring so tests can build it on their own context. */
 export function createStorageApp(ctx: StorageContext): Hono {
-  const app = new Hono();
-  const objectRoutes = createObjectRoutes(ctx);
+  const app = new Hono({ getPath: routedPath });
+  const access = objectAccess(ctx);
 
   app.get("/status", (c) => c.body(null, 200));
   app.route("/bucket", createBucketRoutes(ctx));
-  app.all("/object/*", (c) => objectRoutes(c.req.raw));
+  // Order matters: a route word (`list`, `move`, `sign`, `public`, `info`, ...) wins over a bucket
+  // of the same name, so the by-name group comes last, as in Storage's router.
+  app.route("/object", objectListRoutes(ctx, access));
+  app.route("/object", objectMoveRoutes(ctx, access));
+  app.route("/object", objectSignedRoutes(ctx, access));
+  app.route("/object", objectReadRoutes(ctx, access));
+  app.route("/object", objectByNameRoutes(ctx, access));
   const renderRoutes = createRenderRoutes(ctx);
   app.all("/render/image/*", (c) => renderRoutes(c.req.raw));
 
-  app.notFound((c) => storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse());
+  app.notFound(async (c) => {
+    await discardBody(c.req.raw);
+    return storageErrors.notFoundRoute(c.req.method, c.req.path).toResponse();
+  });
   app.onError(async (error, c) => {
     const failure = fromDatabaseError(error);
-    if (!failure) ctx.logError(`storage: ${c.req.method} ${c.req.path} failed`, error);
+    if (!failure) ctx.log.error(`${c.req.method} ${decodedPath(c.req.raw)} failed`, { error });
     await discardBody(c.req.raw);
     return (failure ?? storageErrors.internal()).toResponse();
   });
   return app;
+}
+
+/**
+ * The path routes match. Object routes match the path as sent, still encoded, as Storage's router
+ * does: an encoded letter never spells a route word, and the handlers decode names segment by
+ * segment themselves. Other routes match the path as Hono decodes it.
+ */
+function routedPath(request: Request): string {
+  const raw = new URL(request.url).pathname;
+  return raw === "/object" || raw.startsWith("/object/") ? raw : decodedPath(request);
 }
 
 /**
@@ -89,9 +113,4 @@ async function discardBody(request: Request): Promise<void> {
   } catch {
     // Nothing to do: the client is gone.
   }
-}
-
-function describe(error: unknown): unknown {
-  if (error instanceof Error) return { ...error, name: error.name, message: error.message, stack: error.stack };
-  return error;
 }

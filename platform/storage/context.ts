@@ -1,3 +1,4 @@
+import type { Logger } from "../log/logger.ts";
 import type { Database } from "./database.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { StorageKeys } from "./identity.ts";
@@ -10,6 +11,6 @@ export interface StorageContext {
   settings: StorageSettings;
   /** The project's JWT secret (verifies HS256 callers, signs URLs) and public signing keys. */
   keys: StorageKeys;
-  /** Reports an unexpected failure; request paths must not write to the console themselves. */
-  logError: (message: string, error: unknown) => void;
+  /** Reports unexpected failures; request paths must not write to the console themselves. */
+  log: Logger;
 }

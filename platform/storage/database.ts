@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import type { StackConfig } from "../config.ts";
+import type { StackConfig } from "../config/stack-config.ts";
 import type { Identity } from "./identity.ts";
 
 /** Something queries can run on: the pool or an open transaction. */

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import type { ProjectKeys } from "../auth/signing-keys.ts";
+import type { ProjectKeys } from "../keys/signing-keys.ts";
 import { storageErrors } from "./errors.ts";
 
 /** Who a request acts as: the verified token, its claims and the database role RLS will see. */
@@ -38,7 +38,9 @@ export function storageKeys(keys: Pick<ProjectKeys, "secret" | "published">): St
  * Verifies the Authorization header's JWT as Storage does (HS256 with the secret, or ES256/RS256
  * with the published key its `kid` names). Failures are AccessDenied with the message of the
  * `jose` library Storage uses ("Invalid Compact JWS" for a missing token, "signature verification
- * failed", `"exp" claim timestamp check failed`...), since that is what clients see.
+ * failed", `"exp" claim timestamp check failed`...), since that is what clients see. This is why
+ * storage does not use the platform's verifier (keys/verify-jwt.ts), whose checks and wording are
+ * GoTrue's; the keys are the same ones, from keys/signing-keys.ts.
  */
 export async function verifyAuthorization(authorization: string | null, keys: StorageKeys): Promise<Identity> {
   const token = (authorization ?? "").replace(BEARER, "");

@@ -69,13 +69,13 @@ export async function commitObject(ctx: StorageContext, scope: RequestScope, wri
     );
   } catch (error) {
     await (placed ? ctx.store.remove([version]) : ctx.store.discard(write.staged)).catch((cleanup: unknown) =>
-      ctx.logError("storage: could not clean up the bytes of a refused upload", cleanup),
+      ctx.log.error("could not clean up the bytes of a refused upload", { error: cleanup }),
     );
     throw error;
   }
   const replaced = previous as { id: string; version: string | null } | null;
   if (replaced?.version) {
-    await ctx.store.remove([replaced.version]).catch((error: unknown) => ctx.logError("storage: could not delete replaced bytes", error));
+    await ctx.store.remove([replaced.version]).catch((error: unknown) => ctx.log.error("could not delete replaced bytes", { error }));
   }
   return { id: replaced?.id ?? newId };
 }

@@ -77,7 +77,7 @@ export function createBucketRoutes(ctx: StorageContext): Hono {
       if (!(await findBucket(tx, id))) throw storageErrors.noSuchBucket();
       return deleteAllObjects(tx, id);
     });
-    await ctx.store.remove(versions).catch((error: unknown) => ctx.logError("storage: could not delete emptied bytes", error));
+    await ctx.store.remove(versions).catch((error: unknown) => ctx.log.error("could not delete emptied bytes", { error }));
     return c.json({ message: "Successfully emptied" });
   });
 

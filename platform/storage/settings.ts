@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
-import { PROJECT_ROOT } from "../config.ts";
+import { PROJECT_ROOT } from "../config/stack-config.ts";
 import { PlatformError } from "../process/errors.ts";
 import { parseConfigSize } from "./sizes.ts";
 

@@ -1,5 +1,6 @@
 import postgres from "postgres";
-import type { StackConfig } from "../config.ts";
+import type { StackConfig } from "../config/stack-config.ts";
+import { createLogger } from "../log/logger.ts";
 
 /**
  * The local stand-in for "pg_cron + pg_net invoke the queue worker function" (see migration
@@ -25,13 +26,7 @@ interface QueueWorkerRow {
   visibility_timeout: number;
 }
 
-type Level = "info" | "warn" | "error";
-
-function log(level: Level, msg: string, fields: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ time: new Date().toISOString(), level, component: "queue-workers", msg, ...fields });
-  if (level === "info") console.log(line);
-  else console.error(line);
-}
+const log = createLogger("queue-workers");
 
 export interface QueueWorkers {
   stop(): Promise<void>;
@@ -93,7 +88,7 @@ export function startQueueWorkers(config: StackConfig): QueueWorkers {
     const count = (failures.get(worker.queue_name)?.count ?? 0) + 1;
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (count - 1));
     failures.set(worker.queue_name, { count, retryAt: Date.now() + delay });
-    log("warn", "queue worker invocation failed", { queue: worker.queue_name, function: worker.function_name, error: problem, retryInMs: delay });
+    log.warn("queue worker invocation failed", { queue: worker.queue_name, function: worker.function_name, error: problem, retryInMs: delay });
   }
 
   async function tick(): Promise<boolean> {
@@ -127,7 +122,7 @@ export function startQueueWorkers(config: StackConfig): QueueWorkers {
       } catch (error) {
         // Typically the database restarting, or a database without the registry migration.
         const message = error instanceof Error ? error.message : String(error);
-        if (message !== lastPollError && !stopped) log("error", "polling the queue registry failed", { error: message });
+        if (message !== lastPollError && !stopped) log.error("polling the queue registry failed", { error: message });
         lastPollError = message;
         interval = IDLE_POLL_MS;
       }

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
-import { PROJECT_ROOT } from "../../platform/config.ts";
+import { PROJECT_ROOT } from "../../platform/config/stack-config.ts";
 
 /** The dashboard of the stack under test (STUDIO_URL, exported by `npm test`). */
 export const studioUrl = process.env.STUDIO_URL ?? "";

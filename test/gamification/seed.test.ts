@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../platform/config.ts";
+import { PROJECT_ROOT } from "../../platform/config/stack-config.ts";
 import { anonClient } from "../helpers/clients.ts";
 import { callApi } from "./api.ts";
 

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { PROJECT_ROOT, type StackConfig } from "../../platform/config.ts";
+import { PROJECT_ROOT, type StackConfig } from "../../platform/config/stack-config.ts";
 import type { ServiceStatus } from "../../platform/process/supervisor.ts";
-import { readState, resetStack } from "../../platform/stack.ts";
+import { readState, resetStack } from "../../platform/commands/stack.ts";
 import { until } from "./until.ts";
 
 /**

@@ -3,8 +3,8 @@
  * runs (startStack, then runUntilStopped until SIGTERM or SIGINT), on the test profile (with the
  * test fixtures) in the slot given as the first argument. Prints READY once everything is up.
  */
-import { loadConfig } from "../../platform/config.ts";
-import { resetStack, runUntilStopped, startStack } from "../../platform/stack.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
+import { resetStack, runUntilStopped, startStack } from "../../platform/commands/stack.ts";
 
 const config = loadConfig("test", Number(process.argv[2]));
 await resetStack(config);

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createAuthService } from "../../platform/auth/app.ts";
 import { readAuthSettings } from "../../platform/auth/settings.ts";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { decodeJwt, deviceClient, followLink, freshEmail, latestMail, mailCount, pkceClient } from "../helpers/auth.ts";
 import { env } from "../helpers/env.ts";

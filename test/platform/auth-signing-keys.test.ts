@@ -8,8 +8,8 @@ import { createPrivateKey, generateKeyPairSync, sign, type JsonWebKey, type KeyO
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../platform/config.ts";
-import { signHs256 } from "../../platform/keys.ts";
+import { PROJECT_ROOT } from "../../platform/config/stack-config.ts";
+import { signHs256 } from "../../platform/keys/api-keys.ts";
 import { decodeJwt, deviceClient, freshEmail } from "../helpers/auth.ts";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { signHs256 } from "../../platform/keys.ts";
+import { signHs256 } from "../../platform/keys/api-keys.ts";
 import { anonClient, createTestUser, serviceClient, type TestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { supabaseCli } from "../../platform/migrations.ts";
+import { supabaseCli } from "../../platform/postgres/migrations.ts";
 import { env } from "../helpers/env.ts";
 
 const root = join(import.meta.dirname, "..", "..");

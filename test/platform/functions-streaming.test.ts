@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { env } from "../helpers/env.ts";
 import { until } from "../helpers/until.ts";
 

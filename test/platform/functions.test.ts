@@ -3,8 +3,8 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { loadConfig } from "../../platform/config.ts";
-import { signHs256 } from "../../platform/keys.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
+import { signHs256 } from "../../platform/keys/api-keys.ts";
 import { anonClient, createTestUser, serviceClient } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { until } from "../helpers/until.ts";
@@ -225,9 +225,9 @@ function logLinesSince(offset: number): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 const workerFailures = (offset: number, slug: string) =>
-  logLinesSince(offset).filter((line) => line.msg === "function worker failed" && line.function === slug);
+  logLinesSince(offset).filter((line) => line.message === "function worker failed" && line.function === slug);
 const failedRequests = (offset: number, slug: string) =>
-  logLinesSince(offset).filter((line) => line.msg === "request failed" && line.function === slug);
+  logLinesSince(offset).filter((line) => line.message === "request failed" && line.function === slug);
 
 describe("a worker failure under concurrent requests", () => {
   it("answers every request waiting for a worker that dies while booting with 503 BOOT_ERROR, and logs why once", async () => {

@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { GATEWAY_CREDENTIAL_HEADER, readGatewayCredential } from "../../platform/gateway/internal-credential.ts";
 import { env } from "../helpers/env.ts";
 

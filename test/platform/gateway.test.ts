@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signHs256 } from "../../platform/keys.ts";
+import { signHs256 } from "../../platform/keys/api-keys.ts";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 

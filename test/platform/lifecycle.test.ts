@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
+import { loadConfig, PROJECT_ROOT } from "../../platform/config/stack-config.ts";
 import { ownStackSlot } from "../helpers/own-stack.ts";
-import { pushMigrations } from "../../platform/migrations.ts";
-import { installPackages } from "../../platform/setup.ts";
+import { pushMigrations } from "../../platform/postgres/migrations.ts";
+import { installPackages } from "../../platform/commands/setup.ts";
 import { clusterRunning, destroyCluster, startCluster, stopCluster } from "../../platform/postgres/cluster.ts";
 
 // A cluster of its own (test/helpers/own-stack.ts), so nothing it does can disturb a running stack.

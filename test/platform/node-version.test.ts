@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig, PROJECT_ROOT } from "../../platform/config.ts";
-import { readState } from "../../platform/stack.ts";
+import { loadConfig, PROJECT_ROOT } from "../../platform/config/stack-config.ts";
+import { readState } from "../../platform/commands/stack.ts";
 
 // scripts/run.mjs reads the same field, in this form, to decide whether to run on the locked Node.
 const engines = (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;

@@ -3,8 +3,8 @@
  * it for Studio: only the service_role key gets through, and it describes the project's schema.
  */
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
-import { signHs256 } from "../../platform/keys.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
+import { signHs256 } from "../../platform/keys/api-keys.ts";
 import { env } from "../helpers/env.ts";
 
 const pg = `${env.url}/pg`;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { anonClient, createTestUser, serviceClient, type TestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 

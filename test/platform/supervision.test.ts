@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { OwnStack, ownStackSlot, STACK_BOOT_MS } from "../helpers/own-stack.ts";
 import { until } from "../helpers/until.ts";
 import { clusterRunning } from "../../platform/postgres/cluster.ts";
 import { isListening } from "../../platform/process/ports.ts";
-import { readState } from "../../platform/stack.ts";
-import { stackReport } from "../../platform/status.ts";
+import { readState } from "../../platform/commands/stack.ts";
+import { stackReport } from "../../platform/commands/status.ts";
 
 // This file kills the stack's processes, so it brings up a stack of its own (test/helpers/own-stack.ts).
 const config = loadConfig("test", ownStackSlot("supervision"));

@@ -5,7 +5,7 @@
  * host's own port too, where the local gateway cannot add its headers for it.
  */
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { env } from "../helpers/env.ts";
 
 const functionsHost = `http://127.0.0.1:${loadConfig("test").ports.functions}`;

@@ -9,7 +9,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { GATEWAY_CREDENTIAL_HEADER } from "../../platform/gateway/internal-credential.ts";
 import { createTestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";

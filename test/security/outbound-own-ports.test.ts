@@ -8,7 +8,7 @@
  * own process, which `npm test` gives the stack's lists.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listeningPorts, loadConfig } from "../../platform/config.ts";
+import { listeningPorts, loadConfig } from "../../platform/config/stack-config.ts";
 import { checkOutboundUrl } from "../../supabase/functions/_shared/workflows/outbound/guard.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { startMisbehavingServer, type MisbehavingServer } from "../stand-ins/misbehaving-http.ts";

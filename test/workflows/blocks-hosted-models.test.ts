@@ -9,7 +9,7 @@
  */
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { fixtureFunctionEnvironment } from "../../platform/functions-host/launch.ts";
 import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 import { databasePriceSource } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../platform/config.ts";
+import { PROJECT_ROOT } from "../../platform/config/stack-config.ts";
 import { makeTestCertificates } from "../stand-ins/tls.ts";
 
 let server: Server;

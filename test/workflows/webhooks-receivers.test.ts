@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../platform/config.ts";
+import { PROJECT_ROOT } from "../../platform/config/stack-config.ts";
 import { signatureHeader } from "../../supabase/functions/_shared/workflows/outbound/webhooks/signing.ts";
 import { createWorkspace, type TestWorkspace } from "./factories.ts";
 import { deployedWorkflow, liftLimits, openDatabase, recordRuns } from "./logs-helpers.ts";

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../platform/config.ts";
+import { loadConfig } from "../../platform/config/stack-config.ts";
 import { serviceClient } from "../helpers/clients.ts";
 import { until } from "../helpers/until.ts";
 import { createWorkspace, type TestWorkspace } from "./factories.ts";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
-import type { StackConfig } from "../../config.ts";
+import type { StackConfig } from "../../config/stack-config.ts";
 import { layout } from "../layout.ts";
 
 /** Mail: the mail catcher's own page (the caught messages), linked and embedded. */

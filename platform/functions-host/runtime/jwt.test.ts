@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signHs256 } from "../../keys.ts";
+import { signHs256 } from "../../keys/api-keys.ts";
 import { createJwtVerifier } from "./jwt.ts";
 
 const secret = "super-secret-jwt-token-with-at-least-32-characters-long";

@@ -8,7 +8,7 @@
  * in flight on it are failed, and one log line says which function and why.
  */
 import { Exchange } from "./exchange.ts";
-import type { log as hostLog } from "./log.ts";
+import type { Logger } from "../../log/logger.ts";
 import type { BootMessage, ExchangeHostMessage, WorkerMessage } from "./protocol.ts";
 import type { FunctionEntry } from "./registry.ts";
 
@@ -18,7 +18,7 @@ const WORKER_URL = new URL("./worker.ts", import.meta.url);
 export class BootError extends Error {}
 
 /** Where a worker's lines go (the host's structured logger). */
-export type WorkerLog = typeof hostLog;
+export type WorkerLog = Logger;
 
 export class FunctionWorker {
   readonly worker: Worker;
@@ -117,7 +117,7 @@ export class FunctionWorker {
     if (this.dead) return;
     // A reason from the worker may carry the error's stack after its first line.
     const [headline, ...stack] = reason.split("\n");
-    this.log("error", "function worker failed", {
+    this.log.error("function worker failed", {
       function: this.entry.slug,
       phase: this.serving ? "serving" : "boot",
       reason: headline,
@@ -153,7 +153,7 @@ export class FunctionWorker {
   retire(reason: string): void {
     if (this.retired) return;
     this.retired = true;
-    this.log("info", "retiring function worker", { function: this.entry.slug, reason });
+    this.log.info("retiring function worker", { function: this.entry.slug, reason });
     if (this.inFlight === 0) this.kill();
     else setTimeout(() => this.kill(), this.limitMs);
   }
@@ -161,7 +161,7 @@ export class FunctionWorker {
   /** Retires a worker a request has given up on (past its wall-clock limit), saying so once. */
   exceeded(reason: string): void {
     if (this.retired) return;
-    this.log("error", "function worker failed", { function: this.entry.slug, phase: this.serving ? "serving" : "boot", reason, inFlight: this.inFlight });
+    this.log.error("function worker failed", { function: this.entry.slug, phase: this.serving ? "serving" : "boot", reason, inFlight: this.inFlight });
     this.retire(reason);
   }
 

@@ -1,8 +1,11 @@
-import { createHmac, timingSafeEqual, verify as verifySignature, type KeyObject } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { createHmac, createPublicKey, timingSafeEqual, verify as verifySignature, type JsonWebKey, type KeyObject } from "node:crypto";
 
-// Verification of the stack's tokens, shared by the auth service (which answers with these
-// reasons) and the gateway (which only needs to know who is calling): HS256 with the project's
-// JWT secret, and ES256/RS256 with the public signing keys named by `kid`, as GoTrue checks them.
+// The platform's one JWT verifier, for the auth service (which answers with these reasons), the
+// gateway (which only needs to know who is calling) and the functions host's verify_jwt: HS256 with
+// the project's JWT secret, and ES256/RS256 with the public signing keys named by `kid`, as GoTrue
+// checks them. Only node:crypto and node:buffer are used, which Deno provides too, so the functions
+// host (a Deno process) imports this same module.
 
 /** Claims of any verified bearer token; API-key JWTs carry only some of them. */
 export type VerifiedClaims = Record<string, unknown> & {
@@ -32,8 +35,33 @@ export function secretOnly(secret: string): VerificationKeys {
   return { secret, byKid: new Map() };
 }
 
+/**
+ * Verification keys from public JWKs (as the functions host receives them, SUPABASE_JWKS-style);
+ * keys without a kid, or of another algorithm than ES256/RS256, can not be named by a token and
+ * are skipped.
+ */
+export function verificationKeysFromJwks(secret: string, jwks: readonly object[]): VerificationKeys {
+  const byKid = new Map<string, PublicVerificationKey>();
+  // `object`: Deno's JsonWebKey (the DOM's) and node's differ in type, not in shape.
+  for (const jwk of jwks as readonly (JsonWebKey & { kid?: unknown; alg?: unknown })[]) {
+    const { kid, alg } = jwk;
+    if (typeof kid !== "string" || (alg !== "ES256" && alg !== "RS256")) continue;
+    byKid.set(kid, { alg, key: createPublicKey({ key: jwk, format: "jwk" }) });
+  }
+  return { secret, byKid };
+}
+
 /** Why a token failed verification, worded as golang-jwt words it (GoTrue appends this text). */
 export class JwtVerificationError extends Error {}
+
+/** Which time claims are checked besides the signature. */
+export interface VerifyOptions {
+  /**
+   * Refuse an `iat` in the future (and a non-numeric one), as GoTrue's parser does; the edge
+   * runtime's verify_jwt (jose) does not look at `iat`, so the functions host turns this off.
+   */
+  issuedAt?: boolean;
+}
 
 function decodeSegment(segment: string): unknown {
   if (!/^[A-Za-z0-9_-]*$/.test(segment)) throw new JwtVerificationError("token is malformed: could not base64 decode segment");
@@ -72,7 +100,7 @@ function signatureValid(header: Record<string, unknown>, signingInput: string, s
  * Verifies a token and its time claims (exp, nbf, iat), the checks GoTrue's parser makes: a `kid`
  * the stack publishes selects that key; otherwise only HS256 with the project secret is accepted.
  */
-export function verifyJwt(token: string, keys: VerificationKeys, nowSeconds = Math.floor(Date.now() / 1000)): VerifiedClaims {
+export function verifyJwt(token: string, keys: VerificationKeys, nowSeconds = Math.floor(Date.now() / 1000), options: VerifyOptions = {}): VerifiedClaims {
   const parts = token.split(".");
   if (parts.length !== 3) throw new JwtVerificationError("token is malformed: token contains an invalid number of segments");
   const header = decodeSegment(parts[0]);
@@ -86,7 +114,7 @@ export function verifyJwt(token: string, keys: VerificationKeys, nowSeconds = Ma
   const record = claims as VerifiedClaims;
   const exp = numericClaim(record, "exp");
   const nbf = numericClaim(record, "nbf");
-  const iat = numericClaim(record, "iat");
+  const iat = options.issuedAt === false ? undefined : numericClaim(record, "iat");
   if (exp !== undefined && nowSeconds >= exp) throw new JwtVerificationError("token has invalid claims: token is expired");
   if (nbf !== undefined && nowSeconds < nbf) throw new JwtVerificationError("token has invalid claims: token is not valid yet");
   if (iat !== undefined && nowSeconds < iat) throw new JwtVerificationError("token has invalid claims: token used before issued");

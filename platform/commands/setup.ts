@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "./config.ts";
-import { PlatformError } from "./process/errors.ts";
-import { privileged, run } from "./process/system.ts";
+import { PROJECT_ROOT } from "../config/stack-config.ts";
+import { PlatformError } from "../process/errors.ts";
+import { privileged, run } from "../process/system.ts";
 
 /** Debian packages the stack needs to run. */
 export const RUNTIME_PACKAGES = [

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse } from "smol-toml";
-import { PROJECT_ROOT, type ProfileName } from "./config.ts";
+import { PROJECT_ROOT, type ProfileName } from "./stack-config.ts";
 
 /** A TOML table as parsed. */
 export type ConfigTable = Record<string, unknown>;

@@ -1,5 +1,5 @@
-import type { StackConfig } from "./config.ts";
-import { functionEnvironment } from "./functions-host/launch.ts";
+import type { StackConfig } from "../config/stack-config.ts";
+import { functionEnvironment } from "../functions-host/launch.ts";
 
 /** The variables `supabase status -o env` prints, with this stack's values. */
 export function statusVariables(config: StackConfig): Record<string, string> {

@@ -1,20 +1,20 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT, type StackConfig } from "./config.ts";
-import { dashboardService } from "./dashboard/service.ts";
-import { functionsHostService } from "./functions-host/launch.ts";
-import { gatewayFrontService } from "./gateway/front.ts";
-import { createGatewayCredential } from "./gateway/internal-credential.ts";
-import { parseTrustedProxies } from "./gateway/trusted-proxies.ts";
-import { applyFixtures, pushMigrations } from "./migrations.ts";
-import { destroyCluster, postgresService, stopCluster } from "./postgres/cluster.ts";
-import { postgrestService, waitForPostgrest } from "./postgrest/postgrest.ts";
-import { pgMetaService } from "./pg-meta/pg-meta.ts";
-import { killGroup, processService } from "./process/children.ts";
-import { PlatformError } from "./process/errors.ts";
-import { assertPortFree, waitForPort } from "./process/ports.ts";
-import { step } from "./process/progress.ts";
-import { Supervisor, type ServiceDefinition, type ServiceStatus, type SupervisorLog } from "./process/supervisor.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
+import { dashboardService } from "../dashboard/service.ts";
+import { functionsHostService } from "../functions-host/launch.ts";
+import { gatewayFrontService } from "../gateway/front.ts";
+import { createGatewayCredential } from "../gateway/internal-credential.ts";
+import { parseTrustedProxies } from "../gateway/trusted-proxies.ts";
+import { applyFixtures, pushMigrations } from "../postgres/migrations.ts";
+import { destroyCluster, postgresService, stopCluster } from "../postgres/cluster.ts";
+import { postgrestService, waitForPostgrest } from "../postgrest/postgrest.ts";
+import { pgMetaService } from "../pg-meta/pg-meta.ts";
+import { killGroup, processService } from "../process/children.ts";
+import { PlatformError } from "../process/errors.ts";
+import { assertPortFree, waitForPort } from "../process/ports.ts";
+import { step } from "../process/progress.ts";
+import { Supervisor, type ServiceDefinition, type ServiceStatus, type SupervisorLog } from "../process/supervisor.ts";
 
 /** What `npm run status` and `npm stop` read to find a running stack (written on every change). */
 export interface StackState {
@@ -128,14 +128,14 @@ export function runUntilStopped(stack: RunningStack, print: (line: string) => vo
 }
 
 /**
- * The platform server (platform/server.ts) under Node with tsx's loader in-process, so the pid
+ * The platform server (platform/server/main.ts) under Node with tsx's loader in-process, so the pid
  * the supervisor watches is the server itself, not a launcher in front of it.
  */
 function platformServerService(config: StackConfig): ServiceDefinition {
   return processService(config, {
     name: "platform",
     command: process.execPath,
-    args: ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "platform", "server.ts")],
+    args: ["--import", join(PROJECT_ROOT, "node_modules", "tsx", "dist", "loader.mjs"), join(PROJECT_ROOT, "platform", "server", "main.ts")],
     ready: () => Promise.all([waitForPort(config.ports.gatewayInner, "The API gateway's node half"), waitForPort(config.ports.mail, "The mail catcher")]),
   });
 }

@@ -1,12 +1,12 @@
 import { createServer } from "node:http";
 import { serve } from "@hono/node-server";
-import { createAuthService } from "./auth/app.ts";
-import { loadConfig } from "./config.ts";
-import { createGateway, postgrestTarget } from "./gateway/app.ts";
-import { readGatewayCredential } from "./gateway/internal-credential.ts";
-import { createMailService } from "./mail/app.ts";
-import { createStorageService } from "./storage/app.ts";
-import { startQueueWorkers } from "./workers/queue-workers.ts";
+import { createAuthService } from "../auth/app.ts";
+import { loadConfig } from "../config/stack-config.ts";
+import { createGateway, postgrestTarget } from "../gateway/app.ts";
+import { readGatewayCredential } from "../gateway/internal-credential.ts";
+import { createMailService } from "../mail/app.ts";
+import { createStorageService } from "../storage/app.ts";
+import { startQueueWorkers } from "../workers/queue-workers.ts";
 
 /** A listening server. */
 interface Closable {

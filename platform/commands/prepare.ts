@@ -1,4 +1,4 @@
-import { step } from "./process/progress.ts";
+import { step } from "../process/progress.ts";
 import { BENCH_PACKAGES, installPackages, installPgmqExtension, missingPackages, reservePlatformPorts, RUNTIME_PACKAGES, TEST_PACKAGES } from "./setup.ts";
 
 /**

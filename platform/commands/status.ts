@@ -1,6 +1,6 @@
-import type { StackConfig } from "./config.ts";
-import { isListening } from "./process/ports.ts";
-import type { ServiceStatus } from "./process/supervisor.ts";
+import type { StackConfig } from "../config/stack-config.ts";
+import { isListening } from "../process/ports.ts";
+import type { ServiceStatus } from "../process/supervisor.ts";
 import { isAlive, readState } from "./stack.ts";
 
 /** One supervised service as `npm run status` reports it. */

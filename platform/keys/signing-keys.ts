@@ -1,9 +1,9 @@
 import { createPrivateKey, createPublicKey, sign, type JsonWebKey, type KeyObject } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import type { StackConfig } from "../config.ts";
-import type { AsymmetricAlgorithm, PublicVerificationKey, VerificationKeys } from "../jwt.ts";
+import type { StackConfig } from "../config/stack-config.ts";
+import type { AsymmetricAlgorithm, PublicVerificationKey, VerificationKeys } from "./verify-jwt.ts";
 import { PlatformError } from "../process/errors.ts";
-import { readAuthSettings, type AuthSettings } from "./settings.ts";
+import { readAuthSettings, type AuthSettings } from "../auth/settings.ts";
 
 /** The private key that signs access tokens. */
 export interface SigningKey {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { deriveApiKeys, type ApiKeys } from "./keys.ts";
+import { deriveApiKeys, type ApiKeys } from "../keys/api-keys.ts";
 
 /** The project root (the folder holding package.json and supabase/). */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /**
  * A stack profile. `dev` is what `npm start` runs on the Supabase CLI's ports; `test` is the

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { PROJECT_ROOT, type StackConfig } from "./config.ts";
-import { PlatformError } from "./process/errors.ts";
-import { run } from "./process/system.ts";
+import { PROJECT_ROOT, type StackConfig } from "../config/stack-config.ts";
+import { PlatformError } from "../process/errors.ts";
+import { run } from "../process/system.ts";
 
 /** The Supabase CLI installed from npm (package `supabase`). */
 export const SUPABASE_CLI = join(PROJECT_ROOT, "node_modules", ".bin", "supabase");
