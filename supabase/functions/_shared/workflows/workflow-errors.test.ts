@@ -10,7 +10,7 @@ describe("workflowErrors", () => {
     expect(await response.json()).toEqual({ error: "No route for GET /api/nothing", code: "NOT_FOUND" });
   });
 
-  it("puts object details beside error and code, as RequestError does with issues", async () => {
+  it("puts object details such as issues beside error and code", async () => {
     const response = await workflowErrors.render(new HttpError(400, "INVALID_WORKFLOW", "The workflow is not valid", { issues: [{ code: "x" }] }));
     expect(await response.json()).toEqual({ error: "The workflow is not valid", code: "INVALID_WORKFLOW", issues: [{ code: "x" }] });
   });
