@@ -71,3 +71,5 @@ end;
 $$;
 comment on function gamificacao.consumir_limite(uuid, text) is
   'Token bucket: spends one token of the user''s bucket of that kind when available and reports the rate-limit headers.';
+alter table gamificacao.limites_config enable row level security;
+alter table gamificacao.limites_uso enable row level security;

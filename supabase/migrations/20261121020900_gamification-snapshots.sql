@@ -161,3 +161,4 @@ comment on function gamificacao.capturar_snapshots(timestamptz) is
   'Daily job: category refresh, snapshots of the current and just-closed periods, month-close badges.';
 
 select cron.schedule('gamificacao-snapshots', '5 3 * * *', $$select gamificacao.capturar_snapshots()$$);
+alter table gamificacao.ranking_snapshots enable row level security;

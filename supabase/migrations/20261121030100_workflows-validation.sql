@@ -10,8 +10,10 @@
 create table workflows_private.block_types (
   type text primary key,
   position integer not null unique,
-  category text not null check (category in ('trigger', 'control', 'core', 'container')),
-  config_schema jsonb not null
+  category text not null check (category in ('trigger', 'control', 'core', 'container', 'tools')),
+  config_schema jsonb not null,
+  rules jsonb not null default '[]'::jsonb,
+  choice jsonb
 );
 comment on table workflows_private.block_types is 'Every block type, its category and the JSON Schema of its config, generated from the zod catalogue (block-configs.ts).';
 
@@ -20,22 +22,6 @@ create table workflows_private.schemas (
   schema jsonb not null
 );
 comment on table workflows_private.schemas is 'JSON Schemas generated from zod; `state` is the workflow state envelope.';
-
-insert into workflows_private.block_types (position, type, category, config_schema) values
-  (1, 'api_trigger', 'trigger', '{"type":"object","properties":{"inputFormat":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"type":{"type":"string","enum":["string","number","boolean","json","files"]},"value":{},"description":{"type":"string"}},"required":["name","type"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb),
-  (2, 'manual_trigger', 'trigger', '{"type":"object","properties":{"inputFormat":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"type":{"type":"string","enum":["string","number","boolean","json","files"]},"value":{},"description":{"type":"string"}},"required":["name","type"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb),
-  (3, 'generic_webhook', 'trigger', '{"type":"object","properties":{"inputFormat":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"type":{"type":"string","enum":["string","number","boolean","json","files"]},"value":{},"description":{"type":"string"}},"required":["name","type"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb),
-  (4, 'schedule', 'trigger', '{"type":"object","properties":{"cronExpression":{"type":"string","pattern":"^\\s*\\S+(\\s+\\S+){4}\\s*$"},"timezone":{"type":"string","minLength":1}},"required":["cronExpression"],"additionalProperties":false}'::jsonb),
-  (5, 'condition', 'control', '{"type":"object","properties":{"conditions":{"minItems":1,"maxItems":50,"type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]+$"},"kind":{"type":"string","enum":["if","else if","else"]},"expression":{"type":"string"}},"required":["id","kind"],"additionalProperties":false}},"timeoutMs":{"type":"integer","minimum":1,"maximum":60000}},"required":["conditions"],"additionalProperties":false}'::jsonb),
-  (6, 'router', 'control', '{"type":"object","properties":{"value":{},"routes":{"minItems":1,"maxItems":50,"type":"array","items":{"type":"object","properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]+$"},"title":{"type":"string"},"operator":{"type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","matches","gt","gte","lt","lte","in","exists","not_exists","default"]},"operand":{}},"required":["id","operator"],"additionalProperties":false}}},"required":["value","routes"],"additionalProperties":false}'::jsonb),
-  (7, 'function', 'core', '{"type":"object","properties":{"code":{"type":"string"},"timeoutMs":{"type":"integer","minimum":1,"maximum":60000},"memoryLimitMb":{"type":"integer","minimum":1,"maximum":128}},"required":["code"],"additionalProperties":false}'::jsonb),
-  (8, 'variables', 'core', '{"type":"object","properties":{"assignments":{"maxItems":100,"type":"array","items":{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"value":{}},"required":["name","value"],"additionalProperties":false}}},"required":["assignments"],"additionalProperties":false}'::jsonb),
-  (9, 'wait', 'core', '{"type":"object","properties":{"amount":{"anyOf":[{"type":"number","minimum":0},{"type":"string","minLength":1}]},"unit":{"type":"string","enum":["ms","seconds","minutes"]},"timeoutMs":{"type":"integer","minimum":1,"maximum":360000}},"required":["amount","unit"],"additionalProperties":false}'::jsonb),
-  (10, 'response', 'core', '{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"type":"string","minLength":1}]},"headers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"body":{}},"additionalProperties":false}'::jsonb),
-  (11, 'loop', 'container', '{"type":"object","properties":{},"additionalProperties":false}'::jsonb),
-  (12, 'parallel', 'container', '{"type":"object","properties":{},"additionalProperties":false}'::jsonb);
-insert into workflows_private.schemas (name, schema) values ('state', '{"type":"object","properties":{"blocks":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"id":{"type":"string","minLength":1},"type":{"type":"string","minLength":1},"name":{"type":"string","pattern":"\\S"},"config":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{}},"enabled":{"type":"boolean"},"position":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}},"required":["id","type","name"],"additionalProperties":false}},"edges":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string","minLength":1},"source":{"type":"string","minLength":1},"target":{"type":"string","minLength":1},"sourceHandle":{"anyOf":[{"type":"string","minLength":1},{"type":"null"}]}},"required":["id","source","target"],"additionalProperties":false}},"loops":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"nodes":{"type":"array","items":{"type":"string","minLength":1}},"loopType":{"type":"string","enum":["for","forEach"]},"iterations":{"anyOf":[{"type":"integer","minimum":1,"maximum":1000},{"type":"string","minLength":1}]},"forEachItems":{}},"required":["nodes","loopType"],"additionalProperties":false}},"parallels":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"object","properties":{"nodes":{"type":"array","items":{"type":"string","minLength":1}},"parallelType":{"type":"string","enum":["count","collection"]},"count":{"anyOf":[{"type":"integer","minimum":1,"maximum":1000},{"type":"string","minLength":1}]},"distribution":{}},"required":["nodes","parallelType"],"additionalProperties":false}}},"additionalProperties":false}'::jsonb)
-  on conflict (name) do update set schema = excluded.schema;
 
 -- JSON Schema (the draft-07 subset json-schemas.ts SUPPORTED_KEYWORDS lists) ----------------------
 
@@ -243,7 +229,11 @@ as $$
 $$;
 comment on function workflows_private.references_in(text) is 'Finds block references (<head.path>) in a string.';
 
-/** Why an edge handle is not allowed on its source block, or null when it is (validation.ts checkHandle). */
+/**
+ * Why an edge handle is not allowed on its source block, or null when it is (validate.ts
+ * checkHandle): a choosing block's handles name entries of its list, containers have their
+ * `<type>-start` handle, triggers have no error port.
+ */
 create function workflows_private.handle_problem(p_source jsonb, p_handle text)
 returns text
 language plpgsql
@@ -252,117 +242,35 @@ set search_path = ''
 as $$
 declare
   v_type text := p_source ->> 'type';
-  v_category text := (select t.category from workflows_private.block_types t where t.type = v_type);
-  v_config jsonb := coalesce(p_source -> 'config', '{}'::jsonb);
+  v_category text;
+  v_choice jsonb;
+  v_prefix text;
 begin
+  select t.category, t.choice into v_category, v_choice from workflows_private.block_types t where t.type = v_type;
+  v_prefix := v_choice ->> 'prefix';
   if p_handle is null then
-    if v_type in ('condition', 'router') then
-      return format('edges from a %s must use a "%s-<id>" or "error" handle', v_type, v_type);
-    end if;
-    return null;
+    return case when v_choice is not null then format('edges from a %s must use a "%s<id>" or "error" handle', v_type, v_prefix) end;
   end if;
   if p_handle = 'error' then
     return case when v_category = 'trigger' then 'a trigger has no error port' end;
   end if;
-  if p_handle like 'condition-%' and v_type = 'condition' then
-    return case when exists (select 1 from jsonb_array_elements(v_config -> 'conditions') c where c ->> 'id' = substr(p_handle, 11)) then null
-      else format('"%s" names no condition of this block', p_handle) end;
+  if v_choice is not null and left(p_handle, char_length(v_prefix)) = v_prefix then
+    return case
+      when exists (
+        select 1
+        from jsonb_array_elements(case when jsonb_typeof(p_source -> 'config' -> (v_choice ->> 'list')) = 'array' then p_source -> 'config' -> (v_choice ->> 'list') else '[]'::jsonb end) as e(value)
+        where e.value -> 'id' = to_jsonb(substr(p_handle, char_length(v_prefix) + 1))
+      ) then null
+      else format('"%s" names no %s of this block', p_handle, v_choice ->> 'noun')
+    end;
   end if;
-  if p_handle like 'router-%' and v_type = 'router' then
-    return case when exists (select 1 from jsonb_array_elements(v_config -> 'routes') r where r ->> 'id' = substr(p_handle, 8)) then null
-      else format('"%s" names no route of this block', p_handle) end;
-  end if;
-  if (p_handle = 'loop-start' and v_type = 'loop') or (p_handle = 'parallel-start' and v_type = 'parallel') then
+  if v_category = 'container' and p_handle = v_type || '-start' then
     return null;
   end if;
   return format('"%s" is not a handle a %s block has', p_handle, v_type);
 end;
 $$;
-comment on function workflows_private.handle_problem(jsonb, text) is 'Checks an edge handle against its source block; returns the problem or null.';
-
-/** Repeated values of `p_key` across the objects of a config list, as (index, value) of each repeat. */
-create function workflows_private.repeats(p_list jsonb, p_key text)
-returns table (entry_index bigint, value text)
-language sql
-immutable
-set search_path = ''
-as $$
-  select e.ordinality - 1, e.value ->> p_key
-  from jsonb_array_elements(case when jsonb_typeof(p_list) = 'array' then p_list else '[]'::jsonb end) with ordinality as e(value, ordinality)
-  where exists (
-    select 1 from jsonb_array_elements(p_list) with ordinality as earlier(value, ordinality)
-    where earlier.ordinality < e.ordinality and earlier.value -> p_key = e.value -> p_key
-  );
-$$;
-comment on function workflows_private.repeats(jsonb, text) is 'Finds entries of a list whose key repeats an earlier entry''s.';
-
-/** Rules across fields of one block's config (validation.ts checkBlockConfig). */
-create function workflows_private.block_config_issues(p_block jsonb)
-returns setof jsonb
-language plpgsql
-stable
-set search_path = ''
-as $$
-declare
-  v_type text := p_block ->> 'type';
-  v_base text := 'blocks.' || (p_block ->> 'id') || '.config';
-  v_config jsonb := coalesce(p_block -> 'config', '{}'::jsonb);
-  v_list jsonb;
-  v_entry jsonb;
-  v_index bigint;
-  v_count integer;
-  v_field text;
-  v_kind text;
-begin
-  if v_type = 'condition' then
-    v_list := v_config -> 'conditions';
-    v_count := jsonb_array_length(v_list);
-    return query select workflows_private.block_issue(p_block, 'invalid_block_config', format('%s.conditions[%s].id', v_base, r.entry_index), format('id "%s" is used twice in conditions', r.value)) from workflows_private.repeats(v_list, 'id') r;
-    for v_entry, v_index in select e.value, e.ordinality - 1 from jsonb_array_elements(v_list) with ordinality as e(value, ordinality) loop
-      v_field := format('%s.conditions[%s]', v_base, v_index);
-      v_kind := v_entry ->> 'kind';
-      if v_index = 0 and v_kind <> 'if' then
-        return next workflows_private.block_issue(p_block, 'invalid_block_config', v_field || '.kind', 'the first condition must be "if"');
-      end if;
-      if v_index > 0 and v_kind = 'if' then
-        return next workflows_private.block_issue(p_block, 'invalid_block_config', v_field || '.kind', 'only the first condition may be "if"; use "else if"');
-      end if;
-      if v_kind = 'else' and v_index <> v_count - 1 then
-        return next workflows_private.block_issue(p_block, 'invalid_block_config', v_field || '.kind', '"else" must be the last condition');
-      end if;
-      if v_kind = 'else' and coalesce(btrim(v_entry ->> 'expression'), '') <> '' then
-        return next workflows_private.block_issue(p_block, 'invalid_block_config', v_field || '.expression', 'an "else" condition takes no expression');
-      end if;
-      if v_kind <> 'else' and coalesce(btrim(v_entry ->> 'expression'), '') = '' then
-        return next workflows_private.block_issue(p_block, 'invalid_block_config', v_field || '.expression', format('"%s" needs an expression', v_kind));
-      end if;
-    end loop;
-  elsif v_type = 'router' then
-    v_list := v_config -> 'routes';
-    v_count := jsonb_array_length(v_list);
-    return query select workflows_private.block_issue(p_block, 'invalid_block_config', format('%s.routes[%s].id', v_base, r.entry_index), format('id "%s" is used twice in routes', r.value)) from workflows_private.repeats(v_list, 'id') r;
-    for v_entry, v_index in select e.value, e.ordinality - 1 from jsonb_array_elements(v_list) with ordinality as e(value, ordinality) loop
-      v_field := format('%s.routes[%s]', v_base, v_index);
-      if v_entry ->> 'operator' = 'default' and v_index <> v_count - 1 then
-        return next workflows_private.block_issue(p_block, 'invalid_block_config', v_field || '.operator', 'the "default" route must be the last one');
-      end if;
-      if v_entry ->> 'operator' not in ('exists', 'not_exists', 'default') and not v_entry ? 'operand' then
-        return next workflows_private.block_issue(p_block, 'invalid_block_config', v_field || '.operand', format('operator "%s" needs an operand', v_entry ->> 'operator'));
-      end if;
-    end loop;
-  elsif v_type in ('api_trigger', 'manual_trigger', 'generic_webhook') then
-    v_list := coalesce(v_config -> 'inputFormat', '[]'::jsonb);
-    return query select workflows_private.block_issue(p_block, 'invalid_block_config', format('%s.inputFormat[%s].name', v_base, r.entry_index), format('name "%s" is used twice in inputFormat', r.value)) from workflows_private.repeats(v_list, 'name') r;
-    return query
-      select workflows_private.block_issue(p_block, 'invalid_block_config', format('%s.inputFormat[%s].name', v_base, e.ordinality - 1), '"input" is reserved for the whole request body (<…input>)')
-      from jsonb_array_elements(v_list) with ordinality as e(value, ordinality)
-      where e.value ->> 'name' = 'input';
-  elsif v_type = 'variables' then
-    return query select workflows_private.block_issue(p_block, 'invalid_block_config', format('%s.assignments[%s].name', v_base, r.entry_index), format('name "%s" is used twice in assignments', r.value)) from workflows_private.repeats(v_config -> 'assignments', 'name') r;
-  end if;
-end;
-$$;
-comment on function workflows_private.block_config_issues(jsonb) is 'Checks rules across fields of a block config (condition order, unique ids and names, operands).';
+comment on function workflows_private.handle_problem(jsonb, text) is 'Checks an edge handle against its source block''s catalogue entry; returns the problem or null.';
 
 -- The validator ----------------------------------------------------------------------------------
 
@@ -421,7 +329,30 @@ declare
   v_target_key text;
   v_target_scope text;
   v_local text;
+  v_reach jsonb;
+  v_size bigint;
+  v_count bigint;
 begin
+  -- Caps first (state-caps.ts): past one, only the cap is reported and nothing else is looked at,
+  -- so the answer comes at once instead of after validating for longer than a save may take.
+  v_issues := '[]'::jsonb;
+  v_size := octet_length(p_state::text);
+  if v_size > 2097152 then
+    v_issues := v_issues || workflows_private.issue('state_too_large', format('The workflow state is %s bytes of JSON; a workflow may have at most 2,097,152', to_char(v_size, 'FM999,999,999,999')), null, null, null, 'state');
+  end if;
+  if jsonb_typeof(p_state -> 'blocks') = 'object' then
+    select count(*) into v_count from jsonb_object_keys(p_state -> 'blocks');
+    if v_count > 500 then
+      v_issues := v_issues || workflows_private.issue('too_many_blocks', format('The workflow has %s blocks; a workflow may have at most 500', to_char(v_count, 'FM999,999,999')), null, null, null, 'blocks');
+    end if;
+  end if;
+  if jsonb_typeof(p_state -> 'edges') = 'array' and jsonb_array_length(p_state -> 'edges') > 2000 then
+    v_issues := v_issues || workflows_private.issue('too_many_edges', format('The workflow has %s edges; a workflow may have at most 2,000', to_char(jsonb_array_length(p_state -> 'edges'), 'FM999,999,999')), null, null, null, 'edges');
+  end if;
+  if jsonb_array_length(v_issues) > 0 then
+    return v_issues;
+  end if;
+
   -- The envelope, against the state's JSON Schema.
   select coalesce(jsonb_agg(workflows_private.issue('invalid_shape', 'Workflow state: ' || coalesce(nullif(i.path, ''), 'state') || ' ' || i.detail, null, null, null, coalesce(nullif(i.path, ''), 'state'))), '[]'::jsonb)
     into v_issues
@@ -617,19 +548,28 @@ begin
     end if;
   end loop;
 
+  -- What each block reaches through the edges, computed once: {source: {target: true}}. The cycle
+  -- check and every reference's upstream check read it (one lookup each) instead of walking the
+  -- edges again per reference.
+  with recursive adjacency(source, target) as (
+    select a.value ->> 0, a.value ->> 1 from jsonb_array_elements(v_adjacency) as a(value)
+  ), reach(source, target) as (
+    select adjacency.source, adjacency.target from adjacency
+    union
+    select reach.source, adjacency.target from reach join adjacency on adjacency.source = reach.target
+  )
+  select coalesce(jsonb_object_agg(r.source, r.targets), '{}'::jsonb) into v_reach
+    from (select reach.source, jsonb_object_agg(reach.target, true) as targets from reach group by reach.source) r;
+
   -- Cycles: each group of blocks that reach one another, once, on its first id.
   for v_row in
-    with recursive adjacency(source, target) as (
-      select a.value ->> 0, a.value ->> 1 from jsonb_array_elements(v_adjacency) as a(value)
-    ), reach(source, target) as (
-      select adjacency.source, adjacency.target from adjacency
-      union
-      select reach.source, adjacency.target from reach join adjacency on adjacency.source = reach.target
+    with reach(source, target) as (
+      select s.key, t.key from jsonb_each(v_reach) as s(key, value) cross join lateral jsonb_object_keys(s.value) as t(key)
     ), groups as (
       select array_agg(r.target order by r.target collate "C") as members
       from reach r
-      where exists (select 1 from reach self where self.source = r.source and self.target = r.source)
-        and exists (select 1 from reach back where back.source = r.target and back.target = r.source)
+      where v_reach -> r.source ? r.source
+        and v_reach -> r.target ? r.source
       group by r.source
     )
     select distinct g.members from groups g
@@ -724,16 +664,7 @@ begin
         when array_position(v_chain, v_target_scope) = 1 then v_block ->> 'id'
         else v_chain[array_position(v_chain, v_target_scope) - 1]
       end;
-      if not exists (
-        with recursive adjacency(source, target) as (
-          select a.value ->> 0, a.value ->> 1 from jsonb_array_elements(v_adjacency) as a(value)
-        ), reach(id) as (
-          select adjacency.target from adjacency where adjacency.source = v_target_key
-          union
-          select adjacency.target from reach join adjacency on adjacency.source = reach.id
-        )
-        select 1 from reach where reach.id = v_local
-      ) then
+      if not coalesce(v_reach -> v_target_key ? v_local, false) then
         v_issues := v_issues || workflows_private.block_issue(v_block, 'reference_not_upstream', v_row.path,
           format('%s reads "%s", which does not run before this block (connect it upstream)', v_row.raw, v_blocks -> v_target_key ->> 'name'));
       end if;
@@ -742,7 +673,7 @@ begin
   return v_issues;
 end;
 $$;
-comment on function workflows_private.state_issues(jsonb, text) is 'Validates a workflow state (mode save or deploy) and returns every issue as a JSON array; mirrors validation.ts.';
+comment on function workflows_private.state_issues(jsonb, text) is 'Validates a workflow state (mode save or deploy) and returns every issue as a JSON array; mirrors validate.ts, caps first (state-caps.ts).';
 
 /**
  * Raises check_violation (HTTP 400 through the data API) when a state has issues: the message is
@@ -792,10 +723,15 @@ grant execute on function
   workflows_private.json_strings(jsonb, text),
   workflows_private.references_in(text),
   workflows_private.handle_problem(jsonb, text),
-  workflows_private.repeats(jsonb, text),
-  workflows_private.block_config_issues(jsonb),
-  workflows_private.state_issues(jsonb, text),
+workflows_private.state_issues(jsonb, text),
   workflows_private.assert_valid_state(jsonb, text)
   to authenticated, service_role;
 revoke execute on function public.validate_workflow_state(jsonb, text) from public, anon;
 grant execute on function public.validate_workflow_state(jsonb, text) to authenticated, service_role;
+comment on column workflows_private.block_types.category is 'trigger, control, core, container or tools (run like core).';
+alter table workflows_private.block_types enable row level security;
+create policy "Signed-in users read the block catalogue" on workflows_private.block_types
+  for select to authenticated using (true);
+alter table workflows_private.schemas enable row level security;
+create policy "Signed-in users read the config schemas" on workflows_private.schemas
+  for select to authenticated using (true);
