@@ -1,3 +1,12 @@
+-- Workflow service: block rules as data. Each block type declares the rules across its config
+-- fields (blocks/<type>/rules.ts, in the vocabulary of state/config-rules.ts) and, for blocks that
+-- choose a path, its handles; the catalogue stores both beside the type's JSON Schema, and the
+-- functions below interpret them (block_config_issues and handle_problem know no block type by
+-- name), so a new block type needs its folder and a regenerated catalogue migration, and no
+-- hand-written SQL. The catalogue rows themselves are in the next, generated migration.
+
+-- Catalogue columns ----------------------------------------------------------------------------------
+
 comment on column workflows_private.block_types.rules is 'Rules across config fields, as state/config-rules.ts defines them: [{rule, list?, field?, where?, values?, blankIsMissing?, message}].';
 comment on column workflows_private.block_types.choice is 'For blocks that choose a path (Condition, Router): {prefix, list, noun}; an edge handle `<prefix><id>` must name the id of an entry of the config list `list`. Null otherwise.';
 
@@ -63,7 +72,7 @@ comment on function workflows_private.rule_entry_has(jsonb, text, boolean) is 'T
 /**
  * Every problem a list of config rules finds in a config, rule by rule in order and entries in
  * order, as (field path under `p_base`, message); config-rules.ts configRuleProblems is the same
- * interpreter in TypeScript. An unknown rule kind raises, so it never passes silently.
+ * interpreter in TypeScript. An unknown rule kind raises, so it never passes silently. Now with
  * `keys_match`: the keys of an object field must match a pattern.
  */
 create function workflows_private.config_rule_problems(p_rules jsonb, p_config jsonb, p_base text)

@@ -1,3 +1,12 @@
+-- Workflow service, part 5: runs started by the webhook, schedule and chat triggers.
+--
+-- These callers have no API key and no signed-in user: the edge function (webhook secret, chat
+-- session) or the database itself (the schedule ticker) vouches for them. They are admitted by
+-- the same admit_workflow_run as every run (usage limit, rate limit, base charge, record), through
+-- one more entry point, admit_trigger_run, which also records which trigger block the run starts
+-- from: a workflow may have several webhook or schedule triggers, and an async run is started by a
+-- worker that only has the record to go by (workflow_executions.trigger_block_id).
+
 comment on column public.workflow_executions.trigger_block_id is 'The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind, as for API and manual runs).';
 
 /**

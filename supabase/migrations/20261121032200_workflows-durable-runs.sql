@@ -1,3 +1,17 @@
+-- Workflow service: durable async runs (docs/workflow-runs.md, "Durable async runs").
+--
+-- - workflows_private.run_checkpoints: an async run's history, one row per block instance that
+--   completed (its output, span, the variables after it, its model calls) and per Wait that parked
+--   the run (its due time). The worker writes a checkpoint before the block's successors start; a
+--   later attempt replays the history instead of running completed blocks again. Deleted when the
+--   run ends. Written only through record_workflow_checkpoint, read only by claim_workflow_runs.
+-- - parked runs: a Wait past the park threshold ends the attempt with park_workflow_run. The run
+--   stays `running` (the job-status API keeps its five statuses) with `parked_until` set; its lease
+--   and its queue message (sent again with pgmq's delay) both end at the due time, when the next
+--   claim resumes it. No worker, heartbeat or connection is held meanwhile.
+-- - claim, heartbeat, cancel, the sweeper and the job status know parked runs (their bodies are in
+--   …031200_workflows-run-lifecycle.sql and …031300_workflows-run-reads.sql).
+
 comment on column public.workflow_executions.parked_until is 'While an async run is parked at a long Wait: when it resumes (its lease and its queue message end then). Null otherwise.';
 comment on column public.workflow_executions.park_attempt is 'The attempt that last parked the run: attempts since then count toward max_attempts, so a run that parks and resumes many times is not given up.';
 

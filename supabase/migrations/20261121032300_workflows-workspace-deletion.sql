@@ -1,3 +1,21 @@
+-- Workflow service: deleting a workspace deletes everything it owns (issue 29, finding 6).
+--
+-- An owner deletes a workspace with DELETE on public.workspaces (the data API); its folders,
+-- workflows, deployments, runs, keys, environment, triggers and chats go with it by ON DELETE
+-- CASCADE, in that one statement's transaction. Two things need more than the cascade:
+-- - the environment version: each cascaded variable's trigger skips bumping the version of a
+--   workspace being deleted (workflows_private.bump_environment_version), which would insert a
+--   row whose foreign key has no parent any more (409 23503);
+-- - run files in the `workflow-files` bucket. Rows in storage.objects are not enough to
+--   delete (the Storage service keeps the bytes elsewhere: on disk locally, in S3 hosted), so the
+--   files must be removed through the Storage API. The deletion queues a sweep in the same
+--   transaction (pgmq `workspace_file_sweeps`); the `workspace-file-sweeper` function drains it and
+--   removes the files with the service-role client, page by page, deleting the message only once
+--   no file is left, so a worker that dies mid-sweep is retried.
+-- The usage ledger keeps its rows (it has no foreign key on purpose: charges outlive runs).
+
+-- Environment versions ---------------------------------------------------------------------------
+
 -- The file sweep queue -----------------------------------------------------------------------------
 -- Each message is {workspaceId}. A sweep is idempotent (it removes whatever is left), so pgmq's
 -- at-least-once delivery is what it needs.
