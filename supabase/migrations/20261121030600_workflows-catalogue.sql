@@ -1,7 +1,7 @@
 -- Workflow service: the block catalogue, generated from the block folders by catalogueSql() in
 -- supabase/functions/_shared/workflows/state/json-schemas.ts. Each row is a block type's category, the JSON
 -- Schema of its config, its config rules and its choice handles; the state row is the envelope's
--- JSON Schema. Do not edit: change blocks/<type>/ and generate a new migration.
+-- JSON Schema. Do not edit: change blocks/<type>/ and write catalogueSql() over this file.
 
 delete from workflows_private.block_types;
 insert into workflows_private.block_types (position, type, category, config_schema, rules, choice) values
