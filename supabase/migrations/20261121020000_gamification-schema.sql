@@ -53,6 +53,7 @@ comment on table gamificacao.periodos is 'The ranking period kinds and the point
 comment on column gamificacao.periodos.periodo is 'semanal (ISO week from Monday), mensal, anual (calendar) or geral (all time).';
 comment on column gamificacao.periodos.largura_faixa is
   'Points per fine rank bucket (gamificacao.faixas_ranking; coarse buckets hold 32 fine ones). Narrow enough that a fine bucket holds few technicians; change it only together with gamificacao.reconstruir_faixas().';
+alter table gamificacao.periodos enable row level security;
 
 insert into gamificacao.periodos (periodo, largura_faixa) values
   ('semanal', 10), ('mensal', 10), ('anual', 25), ('geral', 25);
@@ -120,4 +121,3 @@ end;
 $$;
 comment on function gamificacao.falhar(integer, text, text, jsonb) is
   'Raises an expected gamification failure (SQLSTATE GM000) carrying codigo, mensagem, HTTP status and detalhes.';
-alter table gamificacao.periodos enable row level security;

@@ -119,6 +119,7 @@ comment on column gamificacao.totais_periodo.nivel_ordem is 'The technician''s c
 comment on column gamificacao.totais_periodo.pontos is 'Points scored in the period.';
 comment on column gamificacao.totais_periodo.acoes is 'Actions scored in the period.';
 comment on column gamificacao.totais_periodo.ultima_pontuacao_em is 'Last scoring in the period: on equal points, the earlier one ranks higher.';
+alter table gamificacao.totais_periodo enable row level security;
 
 create table gamificacao.faixas_ranking (
   periodo text not null,
@@ -138,6 +139,7 @@ comment on column gamificacao.faixas_ranking.escala is
   '0: fine buckets (periodos.largura_faixa points); 1: coarse buckets of 32 fine ones; 2: exact points (board of all levels only).';
 comment on column gamificacao.faixas_ranking.faixa is 'pontos / largura_faixa (fine), that / 32 (coarse), or pontos (exact points), integer division.';
 comment on column gamificacao.faixas_ranking.quantidade is 'Technicians whose period points fall in the bucket.';
+alter table gamificacao.faixas_ranking enable row level security;
 
 create table gamificacao.contagem_acoes (
   usuario_id uuid not null references public.tecnicos (id) on delete cascade,
@@ -146,6 +148,7 @@ create table gamificacao.contagem_acoes (
   primary key (usuario_id, acao)
 );
 comment on table gamificacao.contagem_acoes is 'How many times each technician has scored each action (count-based badge rules read it).';
+alter table gamificacao.contagem_acoes enable row level security;
 
 -- Privileges and RLS ---------------------------------------------------------------------------
 revoke all on public.historico_pontos, public.usuario_badges from anon, authenticated, service_role;
@@ -158,6 +161,3 @@ create policy "Technicians read their own history and administrators read all" o
   for select to authenticated using (usuario_id = (select auth.uid()) or (select gamificacao.eh_admin()));
 create policy "Technicians read their own badges and administrators read all" on public.usuario_badges
   for select to authenticated using (usuario_id = (select auth.uid()) or (select gamificacao.eh_admin()));
-alter table gamificacao.contagem_acoes enable row level security;
-alter table gamificacao.faixas_ranking enable row level security;
-alter table gamificacao.totais_periodo enable row level security;

@@ -20,6 +20,7 @@ comment on column gamificacao.categorias.descricao is 'What the metric (valor) i
 comment on column gamificacao.categorias.unidade is 'Unit of valor.';
 comment on column gamificacao.categorias.ordem is 'asc: lower valor ranks higher; desc: higher valor ranks higher.';
 comment on column gamificacao.categorias.amostra_minima is 'Least sample (amostras) a technician needs in the period to be ranked.';
+alter table gamificacao.categorias enable row level security;
 
 insert into gamificacao.categorias (categoria, descricao, unidade, ordem, amostra_minima) values
   ('pontualidade', 'Percentual de check-ins mais de 15 min depois do horário agendado.', 'percentual', 'asc', 5),
@@ -40,6 +41,9 @@ create table gamificacao.ranking_categorias_calculos (
 comment on table gamificacao.ranking_categorias_calculos is 'When each period''s category boards were last computed.';
 comment on column gamificacao.ranking_categorias_calculos.chamados_ate is 'Latest chamados.atualizado_em seen by that computation (the job skips work until a call changes).';
 comment on column gamificacao.ranking_categorias_calculos.media_estrelas is 'C of the Bayesian average: mean of all ratings in the period.';
+alter table gamificacao.ranking_categorias_calculos enable row level security;
+comment on column gamificacao.ranking_categorias_calculos.versao_estatisticas is
+  'estatisticas_periodos.versao the boards were ranked from (the job skips the period until it moves).';
 
 /**
  * Recomputes the five category boards of one period (kind and first day) from every call scheduled
@@ -129,8 +133,6 @@ end;
 $$;
 comment on function gamificacao.calcular_rankings_categorias(text, date, timestamptz) is
   'Computes one period''s five category boards from its statistics (kept up to date from the change log of calls); concurrent runs wait for each other.';
-alter table gamificacao.categorias enable row level security;
-alter table gamificacao.ranking_categorias_calculos enable row level security;
 -- Statistics kept up to date -----------------------------------------------------------------------
 -- The per-technician sums behind the category boards live in gamificacao.estatisticas_categorias,
 -- one row per (period, technician), and move with the calls:
@@ -206,8 +208,6 @@ comment on column gamificacao.estatisticas_categorias.aceitos is 'Accepted calls
 comment on column gamificacao.estatisticas_categorias.cancelados is 'Accepted calls the technician cancelled.';
 alter table gamificacao.estatisticas_categorias enable row level security;
 revoke all on gamificacao.estatisticas_categorias from anon, authenticated, service_role;
-comment on column gamificacao.ranking_categorias_calculos.versao_estatisticas is
-  'estatisticas_periodos.versao the boards were ranked from (the job skips the period until it moves).';
 /**
  * Takes the locks every fold, build and ranking of the category statistics holds until commit: a
  * ROW SHARE lock on public.tecnicos first, the table a truncation of the technicians' data starts

@@ -16,12 +16,21 @@ create table workflows_private.block_types (
   choice jsonb
 );
 comment on table workflows_private.block_types is 'Every block type, its category and the JSON Schema of its config, generated from the zod catalogue (block-configs.ts).';
+comment on column workflows_private.block_types.rules is 'Rules across config fields, as state/config-rules.ts defines them: [{rule, list?, field?, where?, values?, blankIsMissing?, message}].';
+comment on column workflows_private.block_types.choice is 'For blocks that choose a path (Condition, Router): {prefix, list, noun}; an edge handle `<prefix><id>` must name the id of an entry of the config list `list`. Null otherwise.';
+comment on column workflows_private.block_types.category is 'trigger, control, core, container or tools (run like core).';
+alter table workflows_private.block_types enable row level security;
+create policy "Signed-in users read the block catalogue" on workflows_private.block_types
+  for select to authenticated using (true);
 
 create table workflows_private.schemas (
   name text primary key,
   schema jsonb not null
 );
 comment on table workflows_private.schemas is 'JSON Schemas generated from zod; `state` is the workflow state envelope.';
+alter table workflows_private.schemas enable row level security;
+create policy "Signed-in users read the config schemas" on workflows_private.schemas
+  for select to authenticated using (true);
 
 -- JSON Schema (the draft-07 subset json-schemas.ts SUPPORTED_KEYWORDS lists) ----------------------
 
@@ -728,10 +737,3 @@ workflows_private.state_issues(jsonb, text),
   to authenticated, service_role;
 revoke execute on function public.validate_workflow_state(jsonb, text) from public, anon;
 grant execute on function public.validate_workflow_state(jsonb, text) to authenticated, service_role;
-comment on column workflows_private.block_types.category is 'trigger, control, core, container or tools (run like core).';
-alter table workflows_private.block_types enable row level security;
-create policy "Signed-in users read the block catalogue" on workflows_private.block_types
-  for select to authenticated using (true);
-alter table workflows_private.schemas enable row level security;
-create policy "Signed-in users read the config schemas" on workflows_private.schemas
-  for select to authenticated using (true);

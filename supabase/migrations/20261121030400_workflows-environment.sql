@@ -14,6 +14,7 @@ create table workflows_private.secrets (
   value text not null
 );
 comment on table workflows_private.secrets is 'Server-side secrets (the environment variable encryption key). No API role has any privilege on it.';
+alter table workflows_private.secrets enable row level security;
 revoke all on workflows_private.secrets from public, anon, authenticated, service_role;
 
 -- A fresh random key per database, made when the migration runs.
@@ -53,6 +54,7 @@ create table workflows_private.environment_values (
   value_encrypted bytea not null
 );
 comment on table workflows_private.environment_values is 'Encrypted values of environment variables (pgp_sym_encrypt with environment_key()).';
+alter table workflows_private.environment_values enable row level security;
 revoke all on workflows_private.environment_values from public, anon, authenticated, service_role;
 
 /** Creates or updates a workspace environment variable (admins); the value is stored encrypted, through encrypt_environment_value. */
@@ -142,5 +144,3 @@ create policy "Members can see which environment variables exist" on public.envi
 create policy "Admins can delete environment variables" on public.environment_variables
   for delete to authenticated
   using (workspace_id in (select workflows_private.member_workspace_ids('admin')));
-alter table workflows_private.environment_values enable row level security;
-alter table workflows_private.secrets enable row level security;

@@ -7,9 +7,6 @@
 
 -- Catalogue columns ----------------------------------------------------------------------------------
 
-comment on column workflows_private.block_types.rules is 'Rules across config fields, as state/config-rules.ts defines them: [{rule, list?, field?, where?, values?, blankIsMissing?, message}].';
-comment on column workflows_private.block_types.choice is 'For blocks that choose a path (Condition, Router): {prefix, list, noun}; an edge handle `<prefix><id>` must name the id of an entry of the config list `list`. Null otherwise.';
-
 -- The rule interpreter ------------------------------------------------------------------------------
 
 /** A rule's message with each `{field}` replaced by that field of the entry (config-rules.ts fillMessage). */

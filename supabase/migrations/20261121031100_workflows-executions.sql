@@ -121,6 +121,16 @@ comment on column public.workflow_executions.failed_block is '{id, name, type} o
 comment on column public.workflow_executions.trace_spans is 'The executor''s trace spans.';
 comment on column public.workflow_executions.files is 'Files the run received or produced (UserFile objects), or null.';
 comment on column public.workflow_executions.response is 'What the HTTP endpoint answered ({status, headers, body}), replayed for a repeated Idempotency-Key.';
+comment on column public.workflow_executions.trigger_block_id is 'The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind, as for API and manual runs).';
+comment on column public.workflow_executions.parked_until is 'While an async run is parked at a long Wait: when it resumes (its lease and its queue message end then). Null otherwise.';
+comment on column public.workflow_executions.park_attempt is 'The attempt that last parked the run: attempts since then count toward max_attempts, so a run that parks and resumes many times is not given up.';
+-- A workflow's errors above a duration (`workflowIds=…&level=error&minDurationMs=…`) are rare, so
+-- walking the workflow's errors newest first would read thousands of rows to find a page; with the
+-- duration in the key, Postgres reads only the matching rows and sorts those.
+
+create index workflow_executions_workflow_error_durations_idx
+  on public.workflow_executions (workflow_id, duration_ms)
+  where level = 'error' and ended_at is not null;
 
 create index workflow_executions_workspace_started_idx on public.workflow_executions (workspace_id, started_at desc, id desc);
 create index workflow_executions_workflow_started_idx on public.workflow_executions (workflow_id, started_at desc, id desc);
@@ -205,10 +215,3 @@ create policy "Members can read their workspaces' run snapshots" on public.workf
   using (workspace_id in (select workflows_private.member_workspace_ids('viewer')));
 
 revoke execute on function workflows_private.expire_idempotency_keys(timestamptz) from public, anon, authenticated, service_role;
--- A workflow's errors above a duration (`workflowIds=…&level=error&minDurationMs=…`) are rare, so
--- walking the workflow's errors newest first would read thousands of rows to find a page; with the
--- duration in the key, Postgres reads only the matching rows and sorts those.
-
-create index workflow_executions_workflow_error_durations_idx
-  on public.workflow_executions (workflow_id, duration_ms)
-  where level = 'error' and ended_at is not null;

@@ -7,8 +7,6 @@
 -- from: a workflow may have several webhook or schedule triggers, and an async run is started by a
 -- worker that only has the record to go by (workflow_executions.trigger_block_id).
 
-comment on column public.workflow_executions.trigger_block_id is 'The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind, as for API and manual runs).';
-
 /**
  * Admits a run of a trigger that has no caller to authenticate: `webhook` (the edge function checked
  * the webhook's secret), `schedule` (the ticker) or `chat` (the edge function checked the chat

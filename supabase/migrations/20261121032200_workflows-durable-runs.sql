@@ -12,9 +12,6 @@
 -- - claim, heartbeat, cancel, the sweeper and the job status know parked runs (their bodies are in
 --   …031200_workflows-run-lifecycle.sql and …031300_workflows-run-reads.sql).
 
-comment on column public.workflow_executions.parked_until is 'While an async run is parked at a long Wait: when it resumes (its lease and its queue message end then). Null otherwise.';
-comment on column public.workflow_executions.park_attempt is 'The attempt that last parked the run: attempts since then count toward max_attempts, so a run that parks and resumes many times is not given up.';
-
 create table workflows_private.run_checkpoints (
   execution_id uuid not null references public.workflow_executions (id) on delete cascade,
   kind text not null,
