@@ -201,7 +201,7 @@ const badgesSql = `
   from (select usuario_id, count(*)::integer as quantidade from public.usuario_badges group by 1) c
   where t.id = c.usuario_id and t.cidade_id like 'bench-%';`;
 
-/** The triggers that log changed calls for the category job (20261124090000_gamification-incremental-categories.sql). */
+/** The triggers that log changed calls for the category job (20261121020800_gamification-category-rankings.sql). */
 const changeLogTriggers = ["chamados_alterados_insert", "chamados_alterados_update", "chamados_alterados_delete"];
 
 /** Tables vacuumed after the load, so index-only scans see all-visible pages (VACUUM refuses multi-statement strings). */

@@ -31,3 +31,4 @@ comment on function portal_private.set_updated_at() is
   'BEFORE UPDATE trigger: sets updated_at to now() on every portal table.';
 
 revoke execute on all functions in schema portal_private from public;
+revoke execute on all functions in schema portal_private from public;

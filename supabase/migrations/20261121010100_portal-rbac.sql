@@ -17,7 +17,8 @@ create table public.profiles (
     constraint profiles_full_name_length check (char_length(full_name) <= 200),
   email text,
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  constraint profiles_full_name_no_control_characters check (shared_private.is_plain_text(full_name))
 );
 comment on table public.profiles is
   'Public details of each auth user (technicians, admins). Created automatically when the auth user is created.';
@@ -110,6 +111,8 @@ create trigger user_roles_keep_one_super_admin
 /**
  * Trigger function on auth.users: creates the profile of every new user and keeps its e-mail in
  * sync. Security definer because the auth service (supabase_auth_admin) has no rights on public.
+ * The name comes from user metadata the Auth service accepted as is, so it is made plain rather
+ * than refused: a refusal here would turn the sign-up into a 500.
  */
 create function portal_private.sync_profile_from_auth_user()
 returns trigger
@@ -122,7 +125,7 @@ begin
     insert into public.profiles (user_id, full_name, email)
     values (
       new.id,
-      left(coalesce(new.raw_user_meta_data ->> 'full_name', new.raw_user_meta_data ->> 'name', ''), 200),
+      left(shared_private.plain_text_of(coalesce(new.raw_user_meta_data ->> 'full_name', new.raw_user_meta_data ->> 'name', '')), 200),
       new.email
     )
     on conflict (user_id) do nothing;
@@ -133,7 +136,7 @@ begin
 end;
 $$;
 comment on function portal_private.sync_profile_from_auth_user() is
-  'AFTER INSERT/UPDATE trigger on auth.users: creates the user''s profile and keeps profiles.email in sync.';
+  'AFTER INSERT/UPDATE trigger on auth.users: creates the user''s profile (name made plain) and keeps profiles.email in sync.';
 
 create trigger on_auth_user_saved_sync_portal_profile
   after insert or update of email on auth.users

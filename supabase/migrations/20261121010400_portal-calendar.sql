@@ -12,7 +12,8 @@ create table public.holidays (
   name text not null constraint holidays_name_not_blank check (btrim(name) <> ''),
   kind text not null default 'national' constraint holidays_kind_known check (kind in ('national', 'bank_closure')),
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  constraint holidays_name_no_control_characters check (shared_private.is_plain_text(name))
 );
 comment on table public.holidays is
   'Days on which no payment is made (besides weekends): national holidays and bank closures. Read by calculate_payment_dates.';

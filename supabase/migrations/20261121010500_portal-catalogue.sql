@@ -13,7 +13,9 @@ create table public.products (
     constraint products_commission_percentage_fraction check (commission_percentage between 0 and 1),
   is_active boolean not null default true,
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  constraint products_name_no_control_characters check (shared_private.is_plain_text(name)),
+  constraint products_description_no_control_characters check (shared_private.is_plain_text(description, true))
 );
 comment on table public.products is 'Products technicians can propose (e.g. Google Workspace, Microsoft 365 plans).';
 comment on column public.products.id is 'Product id.';

@@ -28,14 +28,19 @@ create table public.customers (
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   constraint customers_cnpj_key unique (cnpj),
-  constraint customers_technician_id_email_key unique (technician_id, email)
+  constraint customers_technician_id_email_key unique (technician_id, email),
+  constraint customers_company_name_no_control_characters check (shared_private.is_plain_text(company_name)),
+  constraint customers_contact_name_no_control_characters check (shared_private.is_plain_text(contact_name)),
+  constraint customers_street_no_control_characters check (shared_private.is_plain_text(street)),
+  constraint customers_city_no_control_characters check (shared_private.is_plain_text(city))
 );
 comment on table public.customers is 'Companies a technician sells to. Visible to their technician and to admins.';
 comment on column public.customers.id is 'Customer id.';
 comment on column public.customers.technician_id is 'Technician who owns the customer (profiles.user_id); defaults to the caller. Only admins change it (a transfer).';
 comment on column public.customers.company_name is 'Legal company name (razão social).';
 comment on column public.customers.contact_name is 'Person to talk to at the company.';
-comment on column public.customers.email is 'Contact e-mail, stored lower case; the approval page asks for it to confirm the customer. Unique per technician.';
+comment on column public.customers.email is
+  'Contact e-mail, stored lower case; unique per technician. Approval links are sent only here and the approval page checks answers against it, so it cannot change while a proposal of the customer awaits an answer.';
 comment on column public.customers.phone is 'Brazilian phone, stored as area code + number digits (10 or 11 digits).';
 comment on column public.customers.cnpj is 'CNPJ, stored normalised (14 characters, no mask); numeric or 2026 alphanumeric, check digits verified. Unique.';
 comment on column public.customers.postal_code is 'CEP, 8 digits without hyphen (optional); the postal-code-lookup function fills the address from it.';

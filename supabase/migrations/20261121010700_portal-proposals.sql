@@ -35,19 +35,20 @@ create table public.proposals (
     constraint proposals_total_value_consistent check (total_value = monthly_value * contract_months),
   status public.proposal_status not null default 'pending',
   notes text,
-  approval_token text not null constraint proposals_approval_token_key unique,
   approval_token_expires_at timestamptz not null,
   approval_token_used_at timestamptz,
   activated_at timestamptz,
   cancelled_at timestamptz,
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  constraint proposals_notes_no_control_characters check (shared_private.is_plain_text(notes, true))
 );
 comment on table public.proposals is
   'Sales proposals: a product offered to a customer for a monthly value over a number of months. Visible to their technician and admins; customers reach one only through its approval token.';
 comment on column public.proposals.id is 'Proposal id.';
 comment on column public.proposals.code is 'Human-readable code PROP-YYYYMM-NNN (sequence within the month), set on insert.';
-comment on column public.proposals.customer_id is 'The customer (must belong to the proposal''s technician).';
+comment on column public.proposals.customer_id is
+  'The customer (must belong to the proposal''s technician). Fixed when the proposal is made: its approval link answers to this customer''s e-mail.';
 comment on column public.proposals.technician_id is 'Technician who made the proposal (profiles.user_id); defaults to the caller.';
 comment on column public.proposals.product_id is 'The proposed product (must be active when proposed).';
 comment on column public.proposals.monthly_value is 'Negotiated monthly value in BRL, > 0.';
@@ -55,8 +56,8 @@ comment on column public.proposals.contract_months is 'Contract length in months
 comment on column public.proposals.total_value is 'monthly_value × contract_months in BRL, computed by a trigger (a mismatching value sent by a client is refused).';
 comment on column public.proposals.status is 'pending, approved, rejected, active or cancelled; moves are checked by a trigger.';
 comment on column public.proposals.notes is 'Free notes from the technician.';
-comment on column public.proposals.approval_token is 'Secret for the customer''s approval link (256 random bits, base64url), set on insert.';
-comment on column public.proposals.approval_token_expires_at is 'The approval link stops working at this instant (30 days after creation).';
+comment on column public.proposals.approval_token_expires_at is
+  'The approval link stops working at this instant (30 days after creation); re-sending the e-mail does not extend it.';
 comment on column public.proposals.approval_token_used_at is 'When the customer approved or rejected; the link works once.';
 comment on column public.proposals.activated_at is 'When an admin activated the proposal (its order and commission were created then).';
 comment on column public.proposals.cancelled_at is 'When the proposal was cancelled.';
@@ -132,8 +133,9 @@ comment on function portal_private.check_proposal_references() is
 
 /**
  * Trigger function: what every new proposal starts with. It must be pending; it gets the next
- * code of the month, a fresh approval token and its 30-day expiry. Security definer for the
- * private code counters.
+ * code of the month and its approval link's 30-day expiry. The token itself is issued when the
+ * proposal is e-mailed (issue_approval_token), because only then can its clear text go anywhere.
+ * Security definer for the private code counters.
  */
 create function portal_private.prepare_new_proposal()
 returns trigger
@@ -156,7 +158,6 @@ begin
   returning last_value into sequence_number;
 
   new.code := format('PROP-%s-%s', month_key, lpad(sequence_number::text, greatest(3, length(sequence_number::text)), '0'));
-  new.approval_token := public.generate_approval_token();
   new.approval_token_expires_at := now() + interval '30 days';
   new.approval_token_used_at := null;
   new.activated_at := null;
@@ -165,7 +166,7 @@ begin
 end;
 $$;
 comment on function portal_private.prepare_new_proposal() is
-  'BEFORE INSERT trigger on proposals: requires pending, assigns code, approval token and its 30-day expiry.';
+  'BEFORE INSERT trigger on proposals: requires pending, assigns code and the approval link''s 30-day expiry.';
 
 /**
  * Trigger function: keeps total_value = monthly_value × contract_months. A client may omit

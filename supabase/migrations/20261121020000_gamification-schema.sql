@@ -33,8 +33,10 @@ grant execute on function gamificacao.eh_admin() to authenticated, service_role;
 
 /** True when the request runs with the service_role key (the field-service back office). */
 create function gamificacao.eh_servico() returns boolean
-language sql stable security invoker set search_path = '' as $$
-  select coalesce((select auth.role()), '') = 'service_role'
+language plpgsql stable security invoker set search_path = '' as $$
+begin
+  return coalesce(auth.role(), '') = 'service_role';
+end;
 $$;
 comment on function gamificacao.eh_servico() is 'Whether the request carries the service_role key (the back office).';
 
@@ -51,26 +53,31 @@ comment on table gamificacao.periodos is 'The ranking period kinds and the point
 comment on column gamificacao.periodos.periodo is 'semanal (ISO week from Monday), mensal, anual (calendar) or geral (all time).';
 comment on column gamificacao.periodos.largura_faixa is
   'Points per fine rank bucket (gamificacao.faixas_ranking; coarse buckets hold 32 fine ones). Narrow enough that a fine bucket holds few technicians; change it only together with gamificacao.reconstruir_faixas().';
+alter table gamificacao.periodos enable row level security;
 
 insert into gamificacao.periodos (periodo, largura_faixa) values
   ('semanal', 10), ('mensal', 10), ('anual', 25), ('geral', 25);
 
 /** The moment as a local wall-clock time in America/Sao_Paulo. */
 create function gamificacao.hora_local(p_momento timestamptz) returns timestamp
-language sql immutable parallel safe set search_path = '' as $$
-  select p_momento at time zone 'America/Sao_Paulo'
+language plpgsql immutable parallel safe set search_path = '' as $$
+begin
+  return p_momento at time zone 'America/Sao_Paulo';
+end;
 $$;
 comment on function gamificacao.hora_local(timestamptz) is 'The moment as wall-clock time in America/Sao_Paulo.';
 
 /** First local day of the period of kind `p_periodo` that contains `p_momento` (-infinity for geral). */
 create function gamificacao.inicio_periodo(p_periodo text, p_momento timestamptz) returns date
-language sql immutable parallel safe set search_path = '' as $$
-  select case p_periodo
+language plpgsql immutable parallel safe set search_path = '' as $$
+begin
+  return case p_periodo
     when 'semanal' then date_trunc('week', gamificacao.hora_local(p_momento))::date
     when 'mensal' then date_trunc('month', gamificacao.hora_local(p_momento))::date
     when 'anual' then date_trunc('year', gamificacao.hora_local(p_momento))::date
     when 'geral' then '-infinity'::date
-  end
+  end;
+end;
 $$;
 comment on function gamificacao.inicio_periodo(text, timestamptz) is 'First local day of the period containing the moment (-infinity for geral).';
 
@@ -88,8 +95,10 @@ comment on function gamificacao.fim_periodo(text, date) is 'First local day afte
 
 /** Local midnight of `p_dia` in America/Sao_Paulo as an instant. */
 create function gamificacao.meia_noite_local(p_dia date) returns timestamptz
-language sql immutable parallel safe set search_path = '' as $$
-  select p_dia::timestamp at time zone 'America/Sao_Paulo'
+language plpgsql immutable parallel safe set search_path = '' as $$
+begin
+  return p_dia::timestamp at time zone 'America/Sao_Paulo';
+end;
 $$;
 comment on function gamificacao.meia_noite_local(date) is 'Local midnight of the day in America/Sao_Paulo, as an instant.';
 

@@ -13,7 +13,8 @@ create table public.niveis (
   nome text not null unique,
   ordem smallint not null unique check (ordem > 0),
   pontos_minimos integer not null unique check (pontos_minimos >= 0),
-  multiplicador numeric(3, 2) not null check (multiplicador >= 1)
+  multiplicador numeric(3, 2) not null check (multiplicador >= 1),
+  constraint niveis_nome_no_control_characters check (shared_private.is_plain_text(nome))
 );
 comment on table public.niveis is 'Technician levels, reached by lifetime points and never lost.';
 comment on column public.niveis.slug is 'Lowercase, accent-free key; the national ranking filters by it (categoria=experiente).';
@@ -57,7 +58,9 @@ create table public.acoes (
   estrelas_exigidas smallint check (estrelas_exigidas between 1 and 5),
   exige_urgente boolean not null default false,
   ativo boolean not null default true,
-  check ((janela_antes_min is null) = (janela_depois_min is null))
+  check ((janela_antes_min is null) = (janela_depois_min is null)),
+  constraint acoes_nome_no_control_characters check (shared_private.is_plain_text(nome)),
+  constraint acoes_descricao_no_control_characters check (shared_private.is_plain_text(descricao, true))
 );
 comment on table public.acoes is 'Scorable actions. Each is awarded at most once per (technician, call).';
 comment on column public.acoes.codigo is 'The `acao` code clients send.';
@@ -114,7 +117,10 @@ create table public.badges (
   check ((regra_tipo in ('contagem_acao', 'acao_antes_da_hora', 'dias_na_semana', 'tier_cidade', 'tecnicos_ativos')) = (regra_acao is not null)),
   check ((regra_tipo = 'acao_antes_da_hora') = (regra_hora is not null)),
   check ((regra_tipo = 'media_avaliacoes') = (regra_janela_dias is not null)),
-  check ((regra_tipo = 'ranking_mensal') = (regra_escopo is not null))
+  check ((regra_tipo = 'ranking_mensal') = (regra_escopo is not null)),
+  constraint badges_nome_no_control_characters check (shared_private.is_plain_text(nome)),
+  constraint badges_icone_no_control_characters check (shared_private.is_plain_text(icone)),
+  constraint badges_descricao_no_control_characters check (shared_private.is_plain_text(descricao, true))
 );
 create index badges_regra_acao_idx on public.badges (regra_acao);
 comment on table public.badges is 'Badge catalogue; each badge is awarded once per technician when its rule is met.';

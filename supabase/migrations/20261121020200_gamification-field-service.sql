@@ -14,7 +14,8 @@ create table public.cidades (
   nome text not null,
   uf char(2) not null check (uf ~ '^[A-Z]{2}$'),
   raio_checkin_m integer not null default 300 check (raio_checkin_m between 10 and 5000),
-  unique (nome, uf)
+  unique (nome, uf),
+  constraint cidades_nome_no_control_characters check (shared_private.is_plain_text(nome))
 );
 comment on table public.cidades is 'Cities where calls take place.';
 comment on column public.cidades.id is 'Slug such as sao-paulo-sp; the local ranking accepts it or the city name.';
@@ -51,7 +52,9 @@ create table public.tecnicos (
   nivel text not null default 'iniciante' references public.niveis (slug),
   badges_count integer not null default 0 check (badges_count >= 0),
   ultima_pontuacao_em timestamptz,
-  criado_em timestamptz not null default now()
+  criado_em timestamptz not null default now(),
+  constraint tecnicos_nome_no_control_characters check (shared_private.is_plain_text(nome)),
+  constraint tecnicos_avatar_url_no_control_characters check (shared_private.is_plain_text(avatar_url))
 );
 create index tecnicos_cidade_id_idx on public.tecnicos (cidade_id);
 create index tecnicos_nivel_idx on public.tecnicos (nivel);

@@ -101,7 +101,10 @@ create table gamificacao.totais_periodo (
   acoes integer not null check (acoes >= 0),
   ultima_pontuacao_em timestamptz not null,
   primary key (usuario_id, periodo, periodo_inicio)
-);
+)
+-- Vacuumed after 0.5% of rows changed, not 20%: positions count board-index entries with
+-- index-only scans, and every scoring dirties four rows (docs/gamification.md).
+with (autovacuum_vacuum_scale_factor = 0.005, autovacuum_vacuum_insert_scale_factor = 0.005);
 -- One index per board, each in the board's order (points desc, then whoever reached the score
 -- first, then usuario_id), so a page is an index range and ties break the same way everywhere.
 create index totais_nacional_idx on gamificacao.totais_periodo (periodo, periodo_inicio, pontos desc, ultima_pontuacao_em, usuario_id);
@@ -116,12 +119,13 @@ comment on column gamificacao.totais_periodo.nivel_ordem is 'The technician''s c
 comment on column gamificacao.totais_periodo.pontos is 'Points scored in the period.';
 comment on column gamificacao.totais_periodo.acoes is 'Actions scored in the period.';
 comment on column gamificacao.totais_periodo.ultima_pontuacao_em is 'Last scoring in the period: on equal points, the earlier one ranks higher.';
+alter table gamificacao.totais_periodo enable row level security;
 
 create table gamificacao.faixas_ranking (
   periodo text not null,
   periodo_inicio date not null,
   nivel smallint not null,
-  escala smallint not null check (escala in (0, 1)),
+  escala smallint not null check (escala in (0, 1, 2)),
   faixa integer not null,
   -- No check (quantidade >= 0): an upsert carrying a -1 delta for an existing bucket would fail it
   -- on the proposed row before the conflict turns it into an update.
@@ -129,11 +133,13 @@ create table gamificacao.faixas_ranking (
   primary key (periodo, periodo_inicio, nivel, escala, faixa)
 );
 comment on table gamificacao.faixas_ranking is
-  'Technicians per points bucket of each national board, at two scales: position = 1 + technicians in higher coarse buckets + in higher fine buckets of the same coarse one + those ahead inside the fine bucket.';
+  'Technicians per points bucket of each national board, at three scales: position = 1 + technicians in higher coarse buckets + in higher fine buckets of the same coarse one + those ahead inside the fine bucket (on the board of all levels: higher exact points, then the tie keys).';
 comment on column gamificacao.faixas_ranking.nivel is 'Level ordem of the filtered board, 0 for the board of all levels.';
-comment on column gamificacao.faixas_ranking.escala is '0: fine buckets (periodos.largura_faixa points); 1: coarse buckets of 32 fine ones.';
-comment on column gamificacao.faixas_ranking.faixa is 'pontos / largura_faixa (fine) or that / 32 (coarse), integer division.';
+comment on column gamificacao.faixas_ranking.escala is
+  '0: fine buckets (periodos.largura_faixa points); 1: coarse buckets of 32 fine ones; 2: exact points (board of all levels only).';
+comment on column gamificacao.faixas_ranking.faixa is 'pontos / largura_faixa (fine), that / 32 (coarse), or pontos (exact points), integer division.';
 comment on column gamificacao.faixas_ranking.quantidade is 'Technicians whose period points fall in the bucket.';
+alter table gamificacao.faixas_ranking enable row level security;
 
 create table gamificacao.contagem_acoes (
   usuario_id uuid not null references public.tecnicos (id) on delete cascade,
@@ -142,18 +148,7 @@ create table gamificacao.contagem_acoes (
   primary key (usuario_id, acao)
 );
 comment on table gamificacao.contagem_acoes is 'How many times each technician has scored each action (count-based badge rules read it).';
-
-/** Moves a technician's totals rows to their new home city, so local boards follow the move. */
-create function gamificacao.seguir_cidade_do_tecnico() returns trigger
-language plpgsql set search_path = '' as $$
-begin
-  update gamificacao.totais_periodo set cidade_id = new.cidade_id where usuario_id = new.id;
-  return new;
-end;
-$$;
-comment on function gamificacao.seguir_cidade_do_tecnico() is 'Trigger: keeps totais_periodo.cidade_id equal to the technician''s home city.';
-create trigger tecnicos_seguir_cidade after update of cidade_id on public.tecnicos
-  for each row when (old.cidade_id is distinct from new.cidade_id) execute function gamificacao.seguir_cidade_do_tecnico();
+alter table gamificacao.contagem_acoes enable row level security;
 
 -- Privileges and RLS ---------------------------------------------------------------------------
 revoke all on public.historico_pontos, public.usuario_badges from anon, authenticated, service_role;

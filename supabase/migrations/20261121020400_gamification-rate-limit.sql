@@ -14,6 +14,7 @@ create table gamificacao.limites_config (
 comment on table gamificacao.limites_config is 'Rate-limit settings per kind of gamification request.';
 comment on column gamificacao.limites_config.capacidade is 'Burst size: requests allowed at once from a full bucket.';
 comment on column gamificacao.limites_config.por_minuto is 'Sustained rate: tokens added per minute.';
+alter table gamificacao.limites_config enable row level security;
 
 -- Below the gateway's 200/min data-API budget that every API call also spends.
 insert into gamificacao.limites_config (tipo, capacidade, por_minuto) values ('pontuacao', 60, 60), ('consulta', 120, 120);
@@ -30,6 +31,7 @@ comment on table gamificacao.limites_uso is 'Token buckets: one per (user, kind)
 comment on column gamificacao.limites_uso.tokens is 'Tokens left after the last request.';
 comment on column gamificacao.limites_uso.atualizado_em is 'When tokens was last computed.';
 comment on column gamificacao.limites_uso.permitido is 'Whether the last request was let through.';
+alter table gamificacao.limites_uso enable row level security;
 
 /**
  * Spends one token of `p_usuario_id`'s `p_tipo` bucket if it has one. Returns {permitido, limite,

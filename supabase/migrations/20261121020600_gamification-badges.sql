@@ -7,8 +7,9 @@
 
 /**
  * Whether `p_badge`'s rule holds for the technician right after the scored action `p_historico`
- * (already inserted), for the rule kinds that read history or calls: acao_antes_da_hora,
- * dias_na_semana and media_avaliacoes (gamificacao.avaliar_badges checks the others inline).
+ * (already inserted, its period totals already updated), for the rule kinds that read history or
+ * calls: acao_antes_da_hora, dias_na_semana and media_avaliacoes (gamificacao.avaliar_badges
+ * checks the others inline).
  */
 create function gamificacao.badge_conquistado(p_badge public.badges, p_historico public.historico_pontos, p_acao public.acoes)
 returns boolean
@@ -30,6 +31,14 @@ begin
       return v_quantidade >= p_badge.regra_minimo;
 
     when 'dias_na_semana' then
+      -- Fewer scorings this week (of any action) than the days the rule asks for cannot make it:
+      -- one read of the week's totals row spares most calls the scan of the week's history.
+      select t.acoes into v_quantidade from gamificacao.totais_periodo t
+      where t.usuario_id = p_historico.usuario_id and t.periodo = 'semanal'
+        and t.periodo_inicio = gamificacao.inicio_periodo('semanal', p_historico.data_acao);
+      if coalesce(v_quantidade, 0) < p_badge.regra_minimo then
+        return false;
+      end if;
       select count(distinct gamificacao.hora_local(h.data_acao)::date) into v_quantidade from public.historico_pontos h
       where h.usuario_id = p_historico.usuario_id and h.acao = p_badge.regra_acao
         and h.data_acao >= gamificacao.meia_noite_local(gamificacao.inicio_periodo('semanal', p_historico.data_acao))
@@ -56,12 +65,10 @@ comment on function gamificacao.badge_conquistado(public.badges, public.historic
   'Evaluates a badge rule that reads history or calls (acao_antes_da_hora, dias_na_semana, media_avaliacoes).';
 
 /**
- * Awards every active event-driven badge whose rule now holds and that the technician does not
- * hold yet; returns the new awards as the API shows them (codigo, nome, categoria, descricao,
- * icone, conquistado_em), in catalogue order. `p_contagem` is how many times the technician has
- * now scored this action. One statement: the cheap rules (that count, the frozen city metrics,
- * the level) are checked inline, and only the rules that read history or calls call
- * gamificacao.badge_conquistado().
+ * The badges that scoring `p_historico` (action `p_acao`, level `p_nivel_ordem` after it, the
+ * action's count `p_contagem` after it) awards and the technician lacks: inserted into
+ * public.usuario_badges and returned as a JSON array (empty when none). The caller adds their
+ * number to public.tecnicos.badges_count in its own update of the technician.
  */
 create function gamificacao.avaliar_badges(p_historico public.historico_pontos, p_acao public.acoes, p_nivel_ordem smallint, p_contagem integer)
 returns jsonb
@@ -84,6 +91,7 @@ begin
         -- The scorer is active in the city even if the daily job has not counted them yet.
         when 'tecnicos_ativos' then greatest(p_historico.tecnicos_ativos, 1) <= b.regra_minimo
         when 'nivel' then p_nivel_ordem >= b.regra_minimo
+        when 'media_avaliacoes' then case when p_acao.estrelas_exigidas is null then false else gamificacao.badge_conquistado(b, p_historico, p_acao) end
         else gamificacao.badge_conquistado(b, p_historico, p_acao)
       end
     on conflict do nothing
@@ -94,12 +102,8 @@ begin
       'icone', b.icone, 'conquistado_em', p_historico.data_acao) order by b.codigo)
   into v_novos
   from premiados p join public.badges b on b.codigo = p.badge_codigo;
-  if v_novos is null then
-    return '[]'::jsonb;
-  end if;
-  update public.tecnicos set badges_count = badges_count + jsonb_array_length(v_novos) where id = p_historico.usuario_id;
-  return v_novos;
+  return coalesce(v_novos, '[]'::jsonb);
 end;
 $$;
 comment on function gamificacao.avaliar_badges(public.historico_pontos, public.acoes, smallint, integer) is
-  'Awards the event-driven badges whose rules the scored action just met; returns them.';
+  'Awards the badges an action earns (usuario_badges) and returns them; the caller counts them on the technician.';

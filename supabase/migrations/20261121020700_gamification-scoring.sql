@@ -18,27 +18,33 @@
 
 /** A successful RPC answer. */
 create function gamificacao.resposta_ok(p_dados jsonb, p_limite jsonb) returns jsonb
-language sql immutable set search_path = '' as $$
-  select jsonb_build_object('status', 200, 'data', p_dados, 'limite', p_limite)
+language plpgsql immutable set search_path = '' as $$
+begin
+  return jsonb_build_object('status', 200, 'data', p_dados, 'limite', p_limite);
+end;
 $$;
 comment on function gamificacao.resposta_ok(jsonb, jsonb) is 'RPC answer for a success: {status: 200, data, limite}.';
 
 /** A failed RPC answer with the envelope's error object. */
 create function gamificacao.resposta_erro(p_status integer, p_codigo text, p_mensagem text, p_detalhes jsonb, p_limite jsonb)
 returns jsonb
-language sql immutable set search_path = '' as $$
-  select jsonb_build_object(
+language plpgsql immutable set search_path = '' as $$
+begin
+  return jsonb_build_object(
     'status', p_status,
     'error', jsonb_strip_nulls(jsonb_build_object('codigo', p_codigo, 'mensagem', p_mensagem, 'detalhes', p_detalhes)),
-    'limite', p_limite)
+    'limite', p_limite);
+end;
 $$;
 comment on function gamificacao.resposta_erro(integer, text, text, jsonb, jsonb) is
   'RPC answer for a failure: {status, error: {codigo, mensagem, detalhes?}, limite}.';
 
 /** The RPC answer for a caught GM000 failure (its message, detail and hint, see gamificacao.falhar). */
 create function gamificacao.resposta_falha(p_codigo text, p_mensagem text, p_dica text, p_limite jsonb) returns jsonb
-language sql immutable set search_path = '' as $$
-  select gamificacao.resposta_erro((p_dica::jsonb ->> 'status')::integer, p_codigo, p_mensagem, p_dica::jsonb -> 'detalhes', p_limite)
+language plpgsql immutable set search_path = '' as $$
+begin
+  return gamificacao.resposta_erro((p_dica::jsonb ->> 'status')::integer, p_codigo, p_mensagem, p_dica::jsonb -> 'detalhes', p_limite);
+end;
 $$;
 comment on function gamificacao.resposta_falha(text, text, text, jsonb) is 'Turns a caught gamificacao.falhar() into an RPC answer.';
 
@@ -75,11 +81,13 @@ comment on function gamificacao.admitir(text) is 'Authenticates the RPC caller a
 /** Great-circle distance in metres between two points (haversine, mean Earth radius). */
 create function gamificacao.distancia_m(p_lat1 double precision, p_lon1 double precision, p_lat2 double precision, p_lon2 double precision)
 returns double precision
-language sql immutable parallel safe set search_path = '' as $$
-  select 2 * 6371008.8 * asin(sqrt(
+language plpgsql immutable parallel safe set search_path = '' as $$
+begin
+  return 2 * 6371008.8 * asin(sqrt(
     power(sin(radians(p_lat2 - p_lat1) / 2), 2)
     + cos(radians(p_lat1)) * cos(radians(p_lat2)) * power(sin(radians(p_lon2 - p_lon1) / 2), 2)
-  ))
+  ));
+end;
 $$;
 comment on function gamificacao.distancia_m(double precision, double precision, double precision, double precision) is
   'Haversine distance in metres.';
@@ -181,63 +189,67 @@ create type gamificacao.acao_aplicada as (
 comment on type gamificacao.acao_aplicada is 'What gamificacao.aplicar_acao() leaves to its caller: result, technician, home city and bucket moves.';
 
 /**
- * Applies `p_acao` on call `p_chamado_id` for technician `p_usuario_id` at `p_momento` (now() for
- * the API; the seed replays past moments): every check and write except the positions and the
- * rank-bucket moves, which it returns. Raises GM000 failures; the caller's transaction (or
- * savepoint) then undoes everything.
+ * Validates and records one action (history, totals, level, counters, badges) and returns the
+ * result without its positions, with the bucket moves still to apply: the caller applies the
+ * moves of one or many actions in one ordered batch, then reads the positions.
  */
 create function gamificacao.aplicar_acao(
   p_usuario_id uuid, p_acao text, p_chamado_id uuid, p_metadata jsonb, p_momento timestamptz, p_registrado_por uuid
 ) returns gamificacao.acao_aplicada
 language plpgsql set search_path = '' as $$
 declare
+  v_lido record;
   v_tecnico public.tecnicos;
   v_acao public.acoes;
   v_chamado public.chamados;
   v_metricas public.cidades_metricas;
+  v_niveis record;
   v_nivel_antes public.niveis;
   v_nivel_depois public.niveis;
+  v_subiu boolean;
   v_distancia integer;
   v_pontos integer;
   v_historico public.historico_pontos;
   v_badges jsonb;
   v_contagem integer;
-  v_periodos text[];
-  v_inicios date[];
-  v_larguras integer[];
-  v_totais integer[];
-  v_novos boolean[];
-  v_antes integer;
-  v_movimentos gamificacao.movimentos := gamificacao.sem_movimentos();
-  v_outra record;
+  v_movimentos gamificacao.movimentos;
 begin
-  -- Same-technician scorings queue here, so totals, level and badges move one action at a time
-  -- and a concurrent duplicate finds the first one's row. NO KEY UPDATE, the lock the update below
-  -- takes anyway: it does not wait for the key-share locks that the jobs' inserts into tables
-  -- referencing technicians (category boards, snapshots) hold for their whole transaction.
-  select * into v_tecnico from public.tecnicos where id = p_usuario_id for no key update;
+  -- Same-technician scorings queue here, so totals, level and badges move one action at a time.
+  -- NO KEY UPDATE, the lock the update below takes anyway: it does not wait for the key-share
+  -- locks that the jobs' inserts into tables referencing technicians (category boards, snapshots)
+  -- hold for their whole transaction. The action, the call and the city metrics come along: no
+  -- scoring writes them, and their join conditions do not read the technician's row, so a
+  -- recheck after waiting for the lock keeps them.
+  select t as tecnico, a as acao, c as chamado, m as metricas into v_lido
+  from public.tecnicos t
+  left join public.acoes a on a.codigo = p_acao and a.ativo
+  left join public.chamados c on c.id = p_chamado_id
+  left join public.cidades_metricas m on m.cidade_id = c.cidade_id
+  where t.id = p_usuario_id
+  for no key update of t;
   if not found then
     perform gamificacao.falhar(404, 'TECNICO_NAO_ENCONTRADO', 'Não há técnico com este usuario_id.', jsonb_build_object('usuario_id', p_usuario_id));
   end if;
+  v_tecnico := v_lido.tecnico;
   if not v_tecnico.ativo then
     perform gamificacao.falhar(403, 'TECNICO_INATIVO', 'Técnicos inativos não pontuam.');
   end if;
-
-  select * into v_acao from public.acoes where codigo = p_acao and ativo;
-  if not found then
+  if v_lido.acao is null then
     perform gamificacao.falhar(422, 'ACAO_INVALIDA', format('Ação desconhecida ou inativa: %s.', p_acao),
       jsonb_build_object('acoes_validas', (select jsonb_agg(a.codigo order by a.codigo) from public.acoes a where a.ativo)));
   end if;
-
-  select * into v_chamado from public.chamados where id = p_chamado_id;
-  if not found then
+  v_acao := v_lido.acao;
+  if v_lido.chamado is null then
     perform gamificacao.falhar(404, 'CHAMADO_NAO_ENCONTRADO', 'Chamado não encontrado.', jsonb_build_object('chamado_id', p_chamado_id));
   end if;
+  v_chamado := v_lido.chamado;
   if v_chamado.tecnico_id <> p_usuario_id then
     perform gamificacao.falhar(403, 'CHAMADO_DE_OUTRO_TECNICO', 'O chamado está atribuído a outro técnico.');
   end if;
 
-  -- A replay answers 409 whatever else changed since (the check-in may be too old by now).
+  -- A replay answers 409 whatever else changed since (the check-in may be too old by now). A
+  -- statement of its own, after the lock: a concurrent duplicate that held the lock has committed
+  -- its history row by now, and only a snapshot taken after the wait sees it.
   if exists (select 1 from public.historico_pontos h where h.usuario_id = p_usuario_id and h.chamado_id = p_chamado_id and h.acao = p_acao) then
     perform gamificacao.falhar(409, 'ACAO_DUPLICADA', 'Esta ação já foi pontuada para este chamado.',
       jsonb_build_object('usuario_id', p_usuario_id, 'chamado_id', p_chamado_id, 'acao', p_acao));
@@ -258,15 +270,30 @@ begin
   end if;
   v_distancia := gamificacao.validar_leitura(v_acao, v_chamado, p_metadata, p_momento);
 
-  select * into v_metricas from public.cidades_metricas where cidade_id = v_chamado.cidade_id;
-  if not found then
-    perform gamificacao.recalcular_metricas_cidades(v_chamado.cidade_id, p_momento);
-    select * into strict v_metricas from public.cidades_metricas where cidade_id = v_chamado.cidade_id;
+  v_metricas := v_lido.metricas;
+  if v_lido.metricas is null then
+    -- Read again after the lock first: a concurrent first scoring in the city may just have computed them.
+    select * into v_metricas from public.cidades_metricas where cidade_id = v_chamado.cidade_id;
+    if not found then
+      perform gamificacao.recalcular_metricas_cidades(v_chamado.cidade_id, p_momento);
+      select * into strict v_metricas from public.cidades_metricas where cidade_id = v_chamado.cidade_id;
+    end if;
   end if;
-  select * into strict v_nivel_antes from public.niveis where slug = v_tecnico.nivel;
 
-  -- Exact decimals, one rounding (half up) at the end, per history row.
-  v_pontos := round(v_acao.pontos_base * v_metricas.multiplicador_tier * v_metricas.multiplicador_densidade * v_nivel_antes.multiplicador);
+  -- Exact decimals, one rounding (half up) at the end, per history row, with the multiplier of the
+  -- level held before the action. Levels come from the lifetime total and are never lost.
+  select a as antes, d as depois, p.pontos into strict v_niveis
+  from public.niveis a
+  cross join lateral (
+    select round(v_acao.pontos_base * v_metricas.multiplicador_tier * v_metricas.multiplicador_densidade * a.multiplicador)::integer as pontos
+  ) p
+  join public.niveis d on d.ordem = greatest(a.ordem,
+    (select max(m.ordem) from public.niveis m where m.pontos_minimos <= v_tecnico.pontos_total + p.pontos))
+  where a.slug = v_tecnico.nivel;
+  v_nivel_antes := v_niveis.antes;
+  v_nivel_depois := v_niveis.depois;
+  v_pontos := v_niveis.pontos;
+  v_subiu := v_nivel_depois.ordem <> v_nivel_antes.ordem;
 
   insert into public.historico_pontos (
     usuario_id, chamado_id, acao, cidade_id, pontos_base, multiplicador_tier, multiplicador_densidade,
@@ -282,66 +309,105 @@ begin
       jsonb_build_object('usuario_id', p_usuario_id, 'chamado_id', p_chamado_id, 'acao', p_acao));
   end if;
 
-  -- Levels come from the lifetime total and are never lost.
-  select * into strict v_nivel_depois from public.niveis n
-  where n.ordem = greatest(v_nivel_antes.ordem,
-    (select max(m.ordem) from public.niveis m where m.pontos_minimos <= v_tecnico.pontos_total + v_pontos));
-  update public.tecnicos set
-    pontos_total = pontos_total + v_pontos,
-    nivel = v_nivel_depois.slug,
-    ultima_pontuacao_em = greatest(ultima_pontuacao_em, p_momento)
-  where id = p_usuario_id;
-
   insert into gamificacao.contagem_acoes as c (usuario_id, acao, quantidade) values (p_usuario_id, p_acao, 1)
   on conflict (usuario_id, acao) do update set quantidade = c.quantidade + 1
   returning c.quantidade into v_contagem;
 
-  with gravados as (
+  -- One row per period kind, and the bucket moves it causes: the technician moves up on the board
+  -- of all levels (nivel 0) and on their level's board (from the old level's board to the new
+  -- one's on a level-up), at both scales; a new row only arrives, and a move inside one fine
+  -- bucket changes nothing there. On the board of all levels the technician also always moves
+  -- between exact points (escala 2) and between tie keys (escala 3: exact points and the time slot
+  -- of the last scoring, whose rows gamificacao.aplicar_movimentos keeps in
+  -- gamificacao.faixas_pontos), and on their home city's
+  -- board between that city's rank buckets; `anteriores` reads the last scoring before this one
+  -- (the CTEs share one snapshot, taken before the upsert). Summed per bucket, zero sums left out.
+  -- `inicios` computes each period's start once: `anteriores` then reads the four current rows by
+  -- primary key instead of testing every period row the technician ever had.
+  with inicios as materialized (
+    select p.periodo, gamificacao.inicio_periodo(p.periodo, p_momento) as inicio from gamificacao.periodos p
+  ), anteriores as (
+    select t.periodo, t.ultima_pontuacao_em
+    from inicios i
+    join gamificacao.totais_periodo t on t.usuario_id = p_usuario_id and t.periodo = i.periodo and t.periodo_inicio = i.inicio
+  ), gravados as (
     insert into gamificacao.totais_periodo as t
       (usuario_id, periodo, periodo_inicio, cidade_id, nivel_ordem, pontos, acoes, ultima_pontuacao_em)
-    select p_usuario_id, p.periodo, gamificacao.inicio_periodo(p.periodo, p_momento), v_tecnico.cidade_id,
-      v_nivel_depois.ordem, v_pontos, 1, p_momento
-    from gamificacao.periodos p
-    order by p.periodo
+    select p_usuario_id, i.periodo, i.inicio, v_tecnico.cidade_id, v_nivel_depois.ordem, v_pontos, 1, p_momento
+    from inicios i
+    order by i.periodo
     on conflict (usuario_id, periodo, periodo_inicio) do update set
       pontos = t.pontos + excluded.pontos,
       acoes = t.acoes + 1,
       nivel_ordem = excluded.nivel_ordem,
       ultima_pontuacao_em = greatest(t.ultima_pontuacao_em, excluded.ultima_pontuacao_em)
-    returning t.periodo, t.periodo_inicio, t.pontos, t.acoes = 1 as novo
+    returning t.periodo, t.periodo_inicio, t.pontos, case when t.acoes = 1 then null else t.pontos - v_pontos end as antes,
+      t.ultima_pontuacao_em as ultima
+  ), mudancas as (
+    select g.periodo, g.periodo_inicio, q.nivel, q.cidade, e.escala, e.faixa, sum(x.delta)::integer as delta
+    from gravados g
+    join gamificacao.periodos p on p.periodo = g.periodo
+    left join anteriores a on a.periodo = g.periodo
+    cross join lateral (values
+      (0::smallint, null::text, g.antes, g.pontos),
+      (v_nivel_antes.ordem, null, g.antes, case when not v_subiu then g.pontos end),
+      (v_nivel_depois.ordem, null, null, case when v_subiu then g.pontos end),
+      (null, v_tecnico.cidade_id, g.antes, g.pontos)
+    ) q (nivel, cidade, antes, depois)
+    cross join lateral (values (q.antes, a.ultima_pontuacao_em, -1), (q.depois, g.ultima, 1)) x (pontos, ultima, delta)
+    cross join lateral (values
+      (0::smallint, x.pontos / p.largura_faixa),
+      (1::smallint, x.pontos / p.largura_faixa / gamificacao.faixas_por_grupo()),
+      (2::smallint, case when q.nivel = 0 then x.pontos end),
+      (3::smallint, case when q.nivel = 0 then gamificacao.chave_empate(g.periodo, g.periodo_inicio, x.pontos, x.ultima) end)
+    ) e (escala, faixa)
+    where x.pontos is not null
+      and case when e.escala >= 2 then q.nivel = 0
+        else q.antes is null or q.depois is null or q.antes / p.largura_faixa <> q.depois / p.largura_faixa end
+    group by 1, 2, 3, 4, 5, 6
+    having sum(x.delta) <> 0
   )
-  select array_agg(g.periodo), array_agg(g.periodo_inicio), array_agg(p.largura_faixa), array_agg(g.pontos), array_agg(g.novo)
-  into v_periodos, v_inicios, v_larguras, v_totais, v_novos
-  from gravados g join gamificacao.periodos p on p.periodo = g.periodo;
+  select coalesce(array_agg(m.periodo), '{}'), coalesce(array_agg(m.periodo_inicio), '{}'), coalesce(array_agg(m.nivel), '{}'),
+    coalesce(array_agg(m.escala), '{}'), coalesce(array_agg(m.faixa), '{}'), coalesce(array_agg(m.delta), '{}'),
+    coalesce(array_agg(m.cidade), '{}')
+  into v_movimentos
+  from mudancas m;
 
-  -- Bucket moves: every period row moves up on the board of all levels and on its level's board
-  -- (from the old level's board to the new one's on a level-up, older periods included).
-  for i in 1 .. array_length(v_periodos, 1) loop
-    v_antes := case when v_novos[i] then null else v_totais[i] - v_pontos end;
-    v_movimentos := gamificacao.juntar_movimentos(v_movimentos, gamificacao.mover(v_periodos[i], v_inicios[i], 0::smallint, v_larguras[i], v_antes, v_totais[i]));
-    if v_nivel_depois.ordem = v_nivel_antes.ordem then
-      v_movimentos := gamificacao.juntar_movimentos(v_movimentos,
-        gamificacao.mover(v_periodos[i], v_inicios[i], v_nivel_antes.ordem, v_larguras[i], v_antes, v_totais[i]));
-    else
-      v_movimentos := gamificacao.juntar_movimentos(v_movimentos,
-        gamificacao.juntar_movimentos(gamificacao.mover(v_periodos[i], v_inicios[i], v_nivel_antes.ordem, v_larguras[i], v_antes, null),
-          gamificacao.mover(v_periodos[i], v_inicios[i], v_nivel_depois.ordem, v_larguras[i], null, v_totais[i])));
-    end if;
-  end loop;
-  if v_nivel_depois.ordem <> v_nivel_antes.ordem then
-    for v_outra in
+  -- A level-up moves the older periods' rows too, from the old level's board to the new one's
+  -- (their city boards hold every level, so nothing moves there).
+  if v_subiu then
+    with movidos as (
       update gamificacao.totais_periodo t set nivel_ordem = v_nivel_depois.ordem
       from gamificacao.periodos p
       where t.usuario_id = p_usuario_id and t.nivel_ordem <> v_nivel_depois.ordem and p.periodo = t.periodo
       returning t.periodo, t.periodo_inicio, t.pontos, p.largura_faixa
-    loop
-      v_movimentos := gamificacao.juntar_movimentos(v_movimentos,
-        gamificacao.juntar_movimentos(gamificacao.mover(v_outra.periodo, v_outra.periodo_inicio, v_nivel_antes.ordem, v_outra.largura_faixa, v_outra.pontos, null),
-          gamificacao.mover(v_outra.periodo, v_outra.periodo_inicio, v_nivel_depois.ordem, v_outra.largura_faixa, null, v_outra.pontos)));
-    end loop;
+    ), mudancas as (
+      select m.periodo, m.periodo_inicio, q.nivel, e.escala, e.faixa, q.delta
+      from movidos m
+      cross join lateral (values (v_nivel_antes.ordem, -1), (v_nivel_depois.ordem, 1)) q (nivel, delta)
+      cross join lateral (values
+        (0::smallint, m.pontos / m.largura_faixa),
+        (1::smallint, m.pontos / m.largura_faixa / gamificacao.faixas_por_grupo())
+      ) e (escala, faixa)
+    )
+    select v_movimentos.periodos || coalesce(array_agg(m.periodo), '{}'), v_movimentos.inicios || coalesce(array_agg(m.periodo_inicio), '{}'),
+      v_movimentos.niveis || coalesce(array_agg(m.nivel), '{}'), v_movimentos.escalas || coalesce(array_agg(m.escala), '{}'),
+      v_movimentos.faixas || coalesce(array_agg(m.faixa), '{}'), v_movimentos.deltas || coalesce(array_agg(m.delta), '{}'),
+      v_movimentos.cidades || coalesce(array_agg(null::text), '{}')
+    into v_movimentos
+    from mudancas m;
   end if;
 
   v_badges := gamificacao.avaliar_badges(v_historico, v_acao, v_nivel_depois.ordem, v_contagem);
+
+  -- One update of the technician, after the badges, so a scoring that awards some does not write
+  -- the row twice (each version re-checks the row's constraints and may need new index entries).
+  update public.tecnicos set
+    pontos_total = pontos_total + v_pontos,
+    nivel = v_nivel_depois.slug,
+    ultima_pontuacao_em = greatest(ultima_pontuacao_em, p_momento),
+    badges_count = badges_count + jsonb_array_length(v_badges)
+  where id = p_usuario_id;
 
   return row(
     jsonb_build_object(
@@ -362,20 +428,26 @@ comment on function gamificacao.aplicar_acao(uuid, text, uuid, jsonb, timestampt
 
 /** The technician's positions on the monthly home-city and national boards, as the score result reports them. */
 create function gamificacao.posicoes_mensais(p_usuario_id uuid, p_cidade_id text, p_momento timestamptz) returns jsonb
-language sql stable set search_path = '' as $$
-  select jsonb_build_object(
-    'posicao_ranking_local', gamificacao.posicao('local', t.periodo, t.periodo_inicio, p_cidade_id, t.pontos, t.ultima_pontuacao_em, t.usuario_id),
-    'posicao_ranking_nacional', gamificacao.posicao('nacional', t.periodo, t.periodo_inicio, null, t.pontos, t.ultima_pontuacao_em, t.usuario_id))
-  from gamificacao.totais_periodo t
-  where t.usuario_id = p_usuario_id and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', p_momento)
+language plpgsql stable set search_path = '' as $$
+declare
+  v_total gamificacao.totais_periodo;
+begin
+  select * into v_total from gamificacao.totais_periodo t
+  where t.usuario_id = p_usuario_id and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', p_momento);
+  if not found then
+    return null;
+  end if;
+  return jsonb_build_object(
+    'posicao_ranking_local', gamificacao.posicao('local', v_total.periodo, v_total.periodo_inicio, p_cidade_id, v_total.pontos, v_total.ultima_pontuacao_em, v_total.usuario_id),
+    'posicao_ranking_nacional', gamificacao.posicao('nacional', v_total.periodo, v_total.periodo_inicio, null, v_total.pontos, v_total.ultima_pontuacao_em, v_total.usuario_id));
+end;
 $$;
 comment on function gamificacao.posicoes_mensais(uuid, text, timestamptz) is 'posicao_ranking_local and posicao_ranking_nacional of the score result.';
 
 /**
- * Scores one action and returns the full score result. The positions are read before the bucket
- * moves are applied: the technician only moves up, into a bucket that is not above their own, so
- * the higher buckets' sums are already right, and the in-bucket count reads the totals just
- * written; applying the shared bucket rows last keeps their row locks short.
+ * Scores one action in the caller's transaction and returns the full score result: the action is
+ * applied, its bucket moves are applied, and only then are the monthly positions read, so they
+ * count the technician exactly where the boards will show them.
  */
 create function gamificacao.registrar_acao(
   p_usuario_id uuid, p_acao text, p_chamado_id uuid, p_metadata jsonb, p_momento timestamptz, p_registrado_por uuid
@@ -383,10 +455,9 @@ create function gamificacao.registrar_acao(
 language plpgsql set search_path = '' as $$
 declare
   v_aplicada gamificacao.acao_aplicada := gamificacao.aplicar_acao(p_usuario_id, p_acao, p_chamado_id, p_metadata, p_momento, p_registrado_por);
-  v_posicoes jsonb := gamificacao.posicoes_mensais(p_usuario_id, v_aplicada.cidade_id, p_momento);
 begin
   perform gamificacao.aplicar_movimentos(v_aplicada.movimentos);
-  return v_aplicada.resultado || v_posicoes;
+  return v_aplicada.resultado || gamificacao.posicoes_mensais(p_usuario_id, v_aplicada.cidade_id, p_momento);
 end;
 $$;
 comment on function gamificacao.registrar_acao(uuid, text, uuid, jsonb, timestamptz, uuid) is
@@ -432,14 +503,7 @@ comment on function public.gamificacao_registrar_acao(uuid, text, uuid, jsonb) i
 revoke execute on function public.gamificacao_registrar_acao(uuid, text, uuid, jsonb) from public, anon;
 grant execute on function public.gamificacao_registrar_acao(uuid, text, uuid, jsonb) to authenticated, service_role;
 
-/**
- * POST /api/v1/gamification/points/lote: scores up to 100 action registrations in one transaction,
- * each on its own (a savepoint per item: one failure leaves the others recorded), and answers
- * {resultados: [{indice, status, data | error}] in request order, total, sucesso, falhas}.
- * Items run in usuario_id order and every bucket move is applied once at the end, in key order,
- * so concurrent batches cannot deadlock; positions are therefore those after the whole batch. A
- * technician spends one rate-limit token per item and may only list their own actions.
- */
+/** POST /api/v1/gamification/points/lote: scores up to 100 actions, each on its own; answers {status, data|error, limite}. */
 create function public.gamificacao_registrar_acoes(p_acoes jsonb)
 returns jsonb
 language plpgsql security definer set search_path = '' set timezone = 'America/Sao_Paulo' as $$
@@ -452,8 +516,9 @@ declare
   v_aplicada gamificacao.acao_aplicada;
   v_aplicadas gamificacao.acao_aplicada[] := '{}'::gamificacao.acao_aplicada[];
   v_indices integer[] := '{}'::integer[];
-  v_movimentos gamificacao.movimentos := gamificacao.sem_movimentos();
-  v_resultados jsonb := '[]'::jsonb;
+  v_movimentos gamificacao.movimentos;
+  v_falhas jsonb := '[]'::jsonb;
+  v_resultados jsonb;
   v_total integer;
   v_codigo text;
   v_mensagem text;
@@ -475,7 +540,7 @@ begin
     if v_usuario is not null and not v_primeiro then
       v_limite := gamificacao.consumir_limite(v_usuario, 'pontuacao');
       if not (v_limite ->> 'permitido')::boolean then
-        v_resultados := v_resultados || jsonb_build_array(jsonb_build_object('indice', v_item.indice)
+        v_falhas := v_falhas || jsonb_build_array(jsonb_build_object('indice', v_item.indice)
           || (gamificacao.resposta_erro(429, 'LIMITE_EXCEDIDO', 'Limite de pontuações por minuto excedido.', null, null) - 'limite'));
         continue;
       end if;
@@ -494,26 +559,36 @@ begin
         coalesce(v_item.acao -> 'metadata', '{}'), now(), v_usuario);
       v_aplicadas := v_aplicadas || v_aplicada;
       v_indices := v_indices || v_item.indice;
-      v_movimentos := gamificacao.juntar_movimentos(v_movimentos, v_aplicada.movimentos);
     exception when sqlstate 'GM000' then
       get stacked diagnostics v_codigo = message_text, v_mensagem = pg_exception_detail, v_dica = pg_exception_hint;
-      v_resultados := v_resultados || jsonb_build_array(jsonb_build_object('indice', v_item.indice)
+      v_falhas := v_falhas || jsonb_build_array(jsonb_build_object('indice', v_item.indice)
         || (gamificacao.resposta_falha(v_codigo, v_mensagem, v_dica, null) - 'limite'));
     end;
   end loop;
 
+  select coalesce(array_agg(m.periodo), '{}'), coalesce(array_agg(m.inicio), '{}'), coalesce(array_agg(m.nivel), '{}'),
+    coalesce(array_agg(m.escala), '{}'), coalesce(array_agg(m.faixa), '{}'), coalesce(array_agg(m.delta), '{}'),
+    coalesce(array_agg(m.cidade), '{}')
+  into v_movimentos
+  from unnest(v_aplicadas) a
+  cross join lateral unnest((a.movimentos).periodos, (a.movimentos).inicios, (a.movimentos).niveis,
+    (a.movimentos).escalas, (a.movimentos).faixas, (a.movimentos).deltas, (a.movimentos).cidades) m (periodo, inicio, nivel, escala, faixa, delta, cidade);
   perform gamificacao.aplicar_movimentos(v_movimentos);
-  for i in 1 .. coalesce(array_length(v_aplicadas, 1), 0) loop
-    v_resultados := v_resultados || jsonb_build_array(jsonb_build_object(
-      'indice', v_indices[i], 'status', 200,
-      'data', v_aplicadas[i].resultado || gamificacao.posicoes_mensais(v_aplicadas[i].usuario_id, v_aplicadas[i].cidade_id, now())));
-  end loop;
+
+  select jsonb_agg(r.resultado order by r.indice) into v_resultados
+  from (
+    select (f ->> 'indice')::integer as indice, f as resultado from jsonb_array_elements(v_falhas) f
+    union all
+    select a.indice, jsonb_build_object('indice', a.indice, 'status', 200,
+      'data', a.resultado || gamificacao.posicoes_mensais(a.usuario_id, a.cidade_id, now()))
+    from unnest(v_aplicadas, v_indices) a (resultado, usuario_id, cidade_id, movimentos, indice)
+  ) r;
 
   return gamificacao.resposta_ok(jsonb_build_object(
-    'resultados', (select jsonb_agg(r order by (r ->> 'indice')::integer) from jsonb_array_elements(v_resultados) r),
+    'resultados', v_resultados,
     'total', v_total,
-    'sucesso', coalesce(array_length(v_aplicadas, 1), 0),
-    'falhas', v_total - coalesce(array_length(v_aplicadas, 1), 0)), v_limite);
+    'sucesso', cardinality(v_aplicadas),
+    'falhas', v_total - cardinality(v_aplicadas)), v_limite);
 end;
 $$;
 comment on function public.gamificacao_registrar_acoes(jsonb) is

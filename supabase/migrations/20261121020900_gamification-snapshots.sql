@@ -39,6 +39,7 @@ comment on column gamificacao.ranking_snapshots.posicao_qualidade is 'Position o
 comment on column gamificacao.ranking_snapshots.posicao_velocidade is 'Position on the velocidade board.';
 comment on column gamificacao.ranking_snapshots.posicao_atividade is 'Position on the atividade board.';
 comment on column gamificacao.ranking_snapshots.posicao_confiabilidade is 'Position on the confiabilidade board.';
+alter table gamificacao.ranking_snapshots enable row level security;
 
 /** Stores every technician's positions on the boards of the period (kind and first day) as of now. */
 create function gamificacao.capturar_snapshot_periodo(p_periodo text, p_inicio date, p_momento timestamptz) returns integer

@@ -12,7 +12,8 @@ create table public.folders (
   updated_at timestamptz not null default now(),
   unique (workspace_id, id),
   -- A folder nests only inside a folder of the same workspace.
-  foreign key (workspace_id, parent_id) references public.folders (workspace_id, id) on delete cascade
+  foreign key (workspace_id, parent_id) references public.folders (workspace_id, id) on delete cascade,
+  constraint folders_name_no_control_characters check (shared_private.is_plain_text(name))
 );
 comment on table public.folders is 'Folders organising a workspace''s workflows; they nest.';
 comment on column public.folders.parent_id is 'The enclosing folder (same workspace), or null at the top.';
@@ -58,7 +59,9 @@ create table public.workflows (
   updated_at timestamptz not null default now(),
   unique (workspace_id, id),
   -- Deleting a folder moves its workflows to the top level rather than deleting them.
-  foreign key (workspace_id, folder_id) references public.folders (workspace_id, id) on delete set null (folder_id)
+  foreign key (workspace_id, folder_id) references public.folders (workspace_id, id) on delete set null (folder_id),
+  constraint workflows_name_no_control_characters check (shared_private.is_plain_text(name)),
+  constraint workflows_description_no_control_characters check (shared_private.is_plain_text(description, true))
 );
 comment on table public.workflows is 'A workflow and its draft. Edit the draft by updating `state`; publish it with deploy_workflow().';
 comment on column public.workflows.state is 'The draft: {blocks, edges, loops, parallels} as docs/workflows.md describes. Validated on every save; an invalid state is refused (SQLSTATE 23514) with every issue in the error details.';

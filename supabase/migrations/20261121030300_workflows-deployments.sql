@@ -16,7 +16,8 @@ create table public.workflow_deployments (
   created_at timestamptz not null default now(),
   activated_at timestamptz,
   unique (workflow_id, version),
-  foreign key (workspace_id, workflow_id) references public.workflows (workspace_id, id) on delete cascade
+  foreign key (workspace_id, workflow_id) references public.workflows (workspace_id, id) on delete cascade,
+  constraint workflow_deployments_note_no_control_characters check (shared_private.is_plain_text(note, true))
 );
 comment on table public.workflow_deployments is 'Published snapshots of a workflow, numbered from 1. Immutable except for which one is active; written only through deploy_workflow, activate_deployment and undeploy_workflow.';
 comment on column public.workflow_deployments.state is 'The workflow state as it was deployed; triggers run the active one.';

@@ -14,6 +14,7 @@ create table workflows_private.secrets (
   value text not null
 );
 comment on table workflows_private.secrets is 'Server-side secrets (the environment variable encryption key). No API role has any privilege on it.';
+alter table workflows_private.secrets enable row level security;
 revoke all on workflows_private.secrets from public, anon, authenticated, service_role;
 
 -- A fresh random key per database, made when the migration runs.
@@ -53,12 +54,10 @@ create table workflows_private.environment_values (
   value_encrypted bytea not null
 );
 comment on table workflows_private.environment_values is 'Encrypted values of environment variables (pgp_sym_encrypt with environment_key()).';
+alter table workflows_private.environment_values enable row level security;
 revoke all on workflows_private.environment_values from public, anon, authenticated, service_role;
 
-/**
- * Creates or replaces a workspace environment variable (admins only) and stores its value
- * encrypted. Returns the variable's row, without the value.
- */
+/** Creates or updates a workspace environment variable (admins); the value is stored encrypted, through encrypt_environment_value. */
 create function public.set_environment_variable(p_workspace_id uuid, p_name text, p_value text)
 returns public.environment_variables
 language plpgsql
@@ -79,7 +78,7 @@ begin
   on conflict (workspace_id, name) do update set updated_at = now()
   returning * into v_variable;
   insert into workflows_private.environment_values (variable_id, value_encrypted)
-  values (v_variable.id, extensions.pgp_sym_encrypt(p_value, workflows_private.environment_key(), 'cipher-algo=aes256'))
+  values (v_variable.id, workflows_private.encrypt_environment_value(p_value, workflows_private.environment_key()))
   on conflict (variable_id) do update set value_encrypted = excluded.value_encrypted;
   return v_variable;
 end;
@@ -102,8 +101,8 @@ $$;
 comment on function public.workspace_environment(uuid) is 'Decrypted environment variables of a workspace as a JSON object. Only the service role (the workflow runtime) may call it.';
 
 /**
- * Re-encrypts every value with a new random key and replaces the key, in one transaction. Run by
- * an operator (as postgres) when the key may have leaked.
+ * Re-encrypts every environment value under a new key and returns how many; the webhook signing
+ * secrets too, which share the key.
  */
 create function workflows_private.rotate_environment_key()
 returns integer
@@ -116,8 +115,10 @@ declare
   v_count integer;
 begin
   update workflows_private.environment_values
-  set value_encrypted = extensions.pgp_sym_encrypt(extensions.pgp_sym_decrypt(value_encrypted, v_old), v_new, 'cipher-algo=aes256');
+  set value_encrypted = workflows_private.encrypt_environment_value(extensions.pgp_sym_decrypt(value_encrypted, v_old), v_new);
   get diagnostics v_count = row_count;
+  update workflows_private.webhook_secrets
+  set secret_encrypted = workflows_private.encrypt_environment_value(extensions.pgp_sym_decrypt(secret_encrypted, v_old), v_new);
   update workflows_private.secrets set value = v_new where name = 'environment_key';
   return v_count;
 end;

@@ -26,7 +26,7 @@ describe("the database validates states exactly as state/validate.ts does", () =
       select type, category, config_schema, rules, choice from workflows_private.block_types order by position`;
     const [state] = await sql<{ schema: unknown }[]>`select schema from workflows_private.schemas where name = 'state'`;
     const expected = catalogueRows().map((row) => ({ type: row.type, category: row.category, config_schema: row.configSchema, rules: row.rules, choice: row.choice }));
-    const hint = `The block catalogue changed: add a migration supabase/migrations/<timestamp>_workflows-catalogue.sql with\n${catalogueSql()}`;
+    const hint = `The block catalogue changed: replace supabase/migrations/<timestamp>_workflows-catalogue.sql with\n${catalogueSql()}`;
     expect(rows.map((row) => ({ ...row })), hint).toEqual(expected);
     expect(state.schema, hint).toEqual(stateJsonSchema());
   });

@@ -1,4 +1,4 @@
--- Gamification category boards stored in blocks (20261124180000_gamification-category-board-blocks.sql):
+-- Gamification category boards stored in blocks (20261121020800_gamification-category-rankings.sql):
 -- a board longer than one block reads back as positions 1..N without gaps, every technician's
 -- own position matches the board, and the API's pages, own entry, distance to the next one and
 -- board size are right across a block boundary.

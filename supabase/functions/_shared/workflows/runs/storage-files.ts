@@ -11,7 +11,7 @@ import { createServiceRoleClient } from "../../db/supabase-clients.ts";
 import type { FileEntry, FileStore, UserFile } from "../core/context.ts";
 import { FILE_URL_TTL_MS, memoryFileStore } from "../core/files.ts";
 
-/** The private bucket of run files (migration …120400_workflows-executions.sql). */
+/** The private bucket of run files (migration …031100_workflows-executions.sql). */
 export const FILES_BUCKET = "workflow-files";
 
 /** Where a store puts bytes and how it signs them; Storage by default, an in-memory stand-in in unit tests. */

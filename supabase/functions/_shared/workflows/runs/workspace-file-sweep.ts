@@ -1,7 +1,7 @@
 /**
  * The sweep of a deleted workspace's run files (issue 29, finding 6). Deleting a workspace queues
  * `{workspaceId}` on the pgmq queue `workspace_file_sweeps` in the deleting transaction
- * (migration …050000_workflows-workspace-deletion.sql); this drains it. Files are removed through
+ * (migration …032300_workflows-workspace-deletion.sql); this drains it. Files are removed through
  * the Storage API, never by deleting storage.objects rows, because Storage keeps the bytes
  * elsewhere (on disk locally, S3 hosted) and only its own delete removes both. A message is
  * deleted only once its workspace has no file left, so a sweep cut short comes back after its

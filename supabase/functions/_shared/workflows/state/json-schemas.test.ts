@@ -33,6 +33,6 @@ describe("JSON Schema projections of the zod schemas", () => {
   it("match the catalogue migration checked in, so the database is told about every change", () => {
     const migrations = readdirSync(new URL("../../../../migrations/", import.meta.url)).filter((name) => name.endsWith("_workflows-catalogue.sql")).sort();
     const latest = readFileSync(new URL(`../../../../migrations/${migrations[migrations.length - 1]}`, import.meta.url), "utf8");
-    expect(latest, "generate a new catalogue migration from catalogueSql()").toBe(catalogueSql());
+    expect(latest, "write catalogueSql() over the catalogue migration").toBe(catalogueSql());
   });
 });

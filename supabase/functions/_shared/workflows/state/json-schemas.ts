@@ -107,8 +107,8 @@ function literal(value: unknown): string {
 
 /**
  * A migration that makes the database's catalogue match the block folders: every row replaced, and
- * the state envelope's schema. Generated, never edited by hand; name it
- * `<timestamp>_workflows-catalogue.sql` (a later timestamp than the last catalogue migration).
+ * the state envelope's schema. Generated, never edited by hand: while the project is unreleased it
+ * replaces the content of `supabase/migrations/<timestamp>_workflows-catalogue.sql` (docs/database.md).
  */
 export function catalogueSql(): string {
   const rows = catalogueRows().map(
@@ -118,7 +118,7 @@ export function catalogueSql(): string {
     "-- Workflow service: the block catalogue, generated from the block folders by catalogueSql() in",
     "-- supabase/functions/_shared/workflows/state/json-schemas.ts. Each row is a block type's category, the JSON",
     "-- Schema of its config, its config rules and its choice handles; the state row is the envelope's",
-    "-- JSON Schema. Do not edit: change blocks/<type>/ and generate a new migration.",
+    "-- JSON Schema. Do not edit: change blocks/<type>/ and write catalogueSql() over this file.",
     "",
     "delete from workflows_private.block_types;",
     `insert into workflows_private.block_types (position, type, category, config_schema, rules, choice) values\n${rows.join(",\n")};`,

@@ -1,6 +1,6 @@
 /**
  * How big a workflow state may be (docs/workflow-limits.md). Checked before anything else, by both
- * validators (the SQL one in migration `..._workflows-state-caps.sql`), so a state past a cap is
+ * validators (the SQL one in migration `..._workflows-validation.sql`), so a state past a cap is
  * refused at once with one clear issue instead of being validated for longer than a save may take
  * (a 4,000-block state used to run into the statement timeout). At the caps, validation stays
  * well inside a signed-in save's 8 s statement timeout (the figures are in the limits page).

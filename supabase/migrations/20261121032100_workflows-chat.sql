@@ -76,9 +76,9 @@ create table workflows_private.chat_lockouts (
   locked_until timestamptz,
   primary key (chat_id, subject)
 );
-comment on table workflows_private.chat_lockouts is 'Failed sign-ins per chat and subject (ip:<address> for passwords, email:<address> for codes), and lock-outs.';
-comment on column workflows_private.chat_lockouts.subject is 'ip:<client address> or email:<address>.';
-comment on column workflows_private.chat_lockouts.failures is 'Wrong passwords in the current 15-minute window.';
+comment on table workflows_private.chat_lockouts is 'Failed sign-ins per chat and subject (ip:<client address>, or chat for the whole chat), and lock-outs.';
+comment on column workflows_private.chat_lockouts.subject is 'ip:<client address> (5 failures lock it out), or chat (25 failures from any addresses close the chat''s sign-ins).';
+comment on column workflows_private.chat_lockouts.failures is 'Wrong passwords or codes in the current 15-minute window.';
 comment on column workflows_private.chat_lockouts.window_started_at is 'When the window of failures began.';
 comment on column workflows_private.chat_lockouts.locked_until is 'Until when the subject is locked out.';
 
@@ -94,7 +94,7 @@ create table workflows_private.chat_codes (
 comment on table workflows_private.chat_codes is 'The live one-time code of an address for an e-mail chat (a new code replaces it), hashed.';
 comment on column workflows_private.chat_codes.code_hash is 'sha256 of chat id, address and code.';
 comment on column workflows_private.chat_codes.expires_at is '15 minutes after it was sent.';
-comment on column workflows_private.chat_codes.attempts is 'Wrong attempts so far (5 void it).';
+comment on column workflows_private.chat_codes.attempts is 'Wrong attempts at this code so far (informational: the per-client and per-chat limits stop guessing, so another person''s wrong guesses never void it).';
 comment on column workflows_private.chat_codes.email is 'The address, lower case.';
 comment on column workflows_private.chat_codes.created_at is 'When it was sent.';
 
@@ -103,7 +103,7 @@ create table workflows_private.chat_code_sends (
   email text not null,
   sent_at timestamptz not null
 );
-comment on table workflows_private.chat_code_sends is 'Codes sent per address, for the per-address send limit (3 in 15 minutes).';
+comment on table workflows_private.chat_code_sends is 'Codes sent per allowed address, for the per-address send limit (3 in 15 minutes).';
 comment on column workflows_private.chat_code_sends.email is 'The address, lower case.';
 comment on column workflows_private.chat_code_sends.sent_at is 'When a code was sent.';
 create index chat_code_sends_address_idx on workflows_private.chat_code_sends (chat_id, email, sent_at);
@@ -316,38 +316,6 @@ end;
 $$;
 comment on function public.chat_target(text) is 'A chat deployment by identifier, for the chat function (404 refusal when none). Service role only.';
 
-/**
- * Records a failed sign-in of `p_subject` on a chat and answers the refusal: `p_status`/`p_code`
- * with attemptsLeft while under 5 failures in the 15-minute window, else 429 TOO_MANY_ATTEMPTS with
- * the lock-out's duration (retryAfter, lockedUntil).
- */
-create function workflows_private.chat_failure(p_chat_id uuid, p_subject text, p_status integer, p_code text, p_error text, p_now timestamptz)
-returns jsonb
-language plpgsql
-security definer
-set search_path = ''
-as $$
-declare
-  v_lockout workflows_private.chat_lockouts;
-begin
-  insert into workflows_private.chat_lockouts as l (chat_id, subject, failures, window_started_at)
-  values (p_chat_id, p_subject, 1, p_now)
-  on conflict (chat_id, subject) do update set
-    failures = case when l.window_started_at <= p_now - interval '15 minutes' or l.locked_until <= p_now then 1 else l.failures + 1 end,
-    window_started_at = case when l.window_started_at <= p_now - interval '15 minutes' or l.locked_until <= p_now then p_now else l.window_started_at end,
-    locked_until = case when l.locked_until <= p_now then null else l.locked_until end
-  returning * into v_lockout;
-  if v_lockout.failures >= 5 then
-    update workflows_private.chat_lockouts l set locked_until = p_now + interval '15 minutes'
-    where l.chat_id = p_chat_id and l.subject = p_subject returning * into v_lockout;
-    return workflows_private.chat_locked(v_lockout, p_now);
-  end if;
-  return workflows_private.refusal(p_status, p_code, format('%s; %s attempt%s left before a 15-minute lock-out', p_error, 5 - v_lockout.failures,
-    case when 5 - v_lockout.failures = 1 then '' else 's' end), jsonb_build_object('attemptsLeft', 5 - v_lockout.failures));
-end;
-$$;
-comment on function workflows_private.chat_failure(uuid, text, integer, text, text, timestamptz) is 'Counts a failed chat sign-in and answers its refusal, or the lock-out at the 5th failure.';
-
 /** The 429 answer of a locked-out subject: how long the lock-out lasts. */
 create function workflows_private.chat_locked(p_lockout workflows_private.chat_lockouts, p_now timestamptz)
 returns jsonb
@@ -378,9 +346,9 @@ comment on function workflows_private.chat_wrong_mode(public.chat_deployments) i
 
 /**
  * Checks a chat password from client `p_client`: {status: 200, chatId, subject: "password",
- * authVersion}; 401 INVALID_PASSWORD with attemptsLeft; 429 TOO_MANY_ATTEMPTS while that client is
- * locked out (after 5 wrong passwords in 15 minutes, for 15 minutes); 400 for a chat that is not a
- * password chat; 404 for no chat.
+ * authVersion, sessionId}; 401 INVALID_PASSWORD with attemptsLeft; 429 TOO_MANY_ATTEMPTS while that
+ * client (5 wrong passwords in 15 minutes) or the whole chat (25, from any addresses) is locked
+ * out, for 15 minutes; 400 for a chat that is not a password chat; 404 for no chat.
  */
 create function public.chat_password_login(p_identifier text, p_password text, p_client text, p_now timestamptz default now())
 returns jsonb
@@ -390,8 +358,7 @@ set search_path = ''
 as $$
 declare
   v_chat public.chat_deployments;
-  v_lockout workflows_private.chat_lockouts;
-  v_subject text := 'ip:' || coalesce(p_client, 'unknown');
+  v_locked jsonb;
 begin
   select * into v_chat from public.chat_deployments c where c.identifier = p_identifier;
   if not found then
@@ -399,18 +366,20 @@ begin
   elsif v_chat.auth_type <> 'password' then
     return workflows_private.chat_wrong_mode(v_chat);
   end if;
-  select * into v_lockout from workflows_private.chat_lockouts l where l.chat_id = v_chat.id and l.subject = v_subject for update;
-  if v_lockout.locked_until > p_now then
-    return workflows_private.chat_locked(v_lockout, p_now);
+  -- Serialises a chat's sign-ins, so concurrent guesses cannot all slip under the limits.
+  perform pg_advisory_xact_lock(hashtextextended('chat-sign-in:' || v_chat.id::text, 0));
+  v_locked := workflows_private.chat_sign_in_locked(v_chat.id, p_client, p_now);
+  if v_locked is not null then
+    return v_locked;
   end if;
   if p_password is null or v_chat.password_hash is distinct from extensions.crypt(p_password, v_chat.password_hash) then
-    return workflows_private.chat_failure(v_chat.id, v_subject, 401, 'INVALID_PASSWORD', 'Wrong password', p_now);
+    return workflows_private.chat_sign_in_failure(v_chat.id, p_client, 'INVALID_PASSWORD', 'Wrong password', p_now);
   end if;
-  delete from workflows_private.chat_lockouts l where l.chat_id = v_chat.id and l.subject = v_subject;
-  return jsonb_build_object('status', 200, 'chatId', v_chat.id, 'subject', 'password', 'authVersion', v_chat.auth_version);
+  delete from workflows_private.chat_lockouts l where l.chat_id = v_chat.id and l.subject = 'ip:' || coalesce(p_client, 'unknown');
+  return workflows_private.chat_open_session(v_chat, 'password', p_now);
 end;
 $$;
-comment on function public.chat_password_login(text, text, text, timestamptz) is 'Checks a chat password, with attempts limited per client address. Service role only.';
+comment on function public.chat_password_login(text, text, text, timestamptz) is 'Checks a chat password, with attempts limited per client address and per chat, and opens a session. Service role only.';
 
 /** Whether an address (lower case) is on a chat's allow-list, itself or by its @domain. */
 create function workflows_private.chat_allows(p_chat public.chat_deployments, p_email text)
@@ -424,10 +393,11 @@ $$;
 comment on function workflows_private.chat_allows(public.chat_deployments, text) is 'Whether an e-mail chat allows an address, listed or by domain.';
 
 /**
- * Issues a one-time code for an e-mail chat: {status: 200, code, email, expiresAt, title} for the
- * edge function to send (it is never stored in clear). Refusals: 400 for a malformed address or a
- * chat that is not an e-mail chat, 403 EMAIL_NOT_ALLOWED, 429 TOO_MANY_CODES (3 codes per address
- * in 15 minutes) or TOO_MANY_ATTEMPTS (the address is locked out), 404.
+ * Asks for a one-time code for an e-mail chat. Every well-formed address gets the same 202
+ * {status: 202, email, expiresAt}, so the answer tells no one who is on the allow-list; only when
+ * the address is allowed and has had fewer than 3 codes in 15 minutes does it also hold `code` and
+ * `title`, for the edge function to mail (the code is never stored in clear). Refusals: 400 for a
+ * malformed address or a chat that is not an e-mail chat, 404.
  */
 create function public.chat_request_code(p_identifier text, p_email text, p_now timestamptz default now())
 returns jsonb
@@ -438,8 +408,7 @@ as $$
 declare
   v_chat public.chat_deployments;
   v_email text := lower(btrim(coalesce(p_email, '')));
-  v_lockout workflows_private.chat_lockouts;
-  v_oldest timestamptz;
+  v_answer jsonb;
   v_code text;
 begin
   select * into v_chat from public.chat_deployments c where c.identifier = p_identifier;
@@ -449,23 +418,17 @@ begin
     return workflows_private.chat_wrong_mode(v_chat);
   elsif v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or char_length(v_email) > 320 then
     return workflows_private.refusal(400, 'INVALID_EMAIL', 'Give a valid e-mail address');
-  elsif not workflows_private.chat_allows(v_chat, v_email) then
-    return workflows_private.refusal(403, 'EMAIL_NOT_ALLOWED', 'This e-mail address may not use this chat');
   end if;
-  select * into v_lockout from workflows_private.chat_lockouts l where l.chat_id = v_chat.id and l.subject = 'email:' || v_email;
-  if v_lockout.locked_until > p_now then
-    return workflows_private.chat_locked(v_lockout, p_now);
+  v_answer := jsonb_build_object('status', 202, 'email', v_email, 'expiresAt', p_now + interval '15 minutes');
+  if not workflows_private.chat_allows(v_chat, v_email) then
+    return v_answer;
   end if;
-  -- The per-address limit: 3 codes in any 15 minutes.
+  -- The per-address limit: 3 codes in any 15 minutes. Past it nothing is sent, and the last code
+  -- sent stays valid, so a stranger asking on someone's behalf cannot keep them out.
   perform pg_advisory_xact_lock(hashtextextended(v_chat.id::text || ':' || v_email, 0));
-  select min(s.sent_at) into v_oldest from (
-    select s.sent_at from workflows_private.chat_code_sends s
-    where s.chat_id = v_chat.id and s.email = v_email and s.sent_at > p_now - interval '15 minutes'
-    order by s.sent_at desc limit 3) s
-  having count(*) >= 3;
-  if v_oldest is not null then
-    return workflows_private.refusal(429, 'TOO_MANY_CODES', 'Too many codes were sent to this address: wait before asking for another',
-      jsonb_build_object('retryAfter', greatest(1, ceil(extract(epoch from v_oldest + interval '15 minutes' - p_now))::integer)));
+  if (select count(*) from workflows_private.chat_code_sends s
+      where s.chat_id = v_chat.id and s.email = v_email and s.sent_at > p_now - interval '15 minutes') >= 3 then
+    return v_answer;
   end if;
   -- Six digits, uniform: reject the few 32-bit values past the last whole million.
   loop
@@ -478,73 +441,19 @@ begin
   on conflict (chat_id, email) do update set code_hash = excluded.code_hash, expires_at = excluded.expires_at, attempts = 0, created_at = excluded.created_at;
   insert into workflows_private.chat_code_sends (chat_id, email, sent_at) values (v_chat.id, v_email, p_now);
   delete from workflows_private.chat_code_sends s where s.chat_id = v_chat.id and s.email = v_email and s.sent_at <= p_now - interval '15 minutes';
-  return jsonb_build_object('status', 200, 'code', v_code, 'email', v_email, 'expiresAt', p_now + interval '15 minutes', 'title', v_chat.title);
+  return v_answer || jsonb_build_object('code', v_code, 'title', v_chat.title);
 end;
 $$;
-comment on function public.chat_request_code(text, text, timestamptz) is 'Issues a 6-digit code (15 minutes) to an allowed address of an e-mail chat, at most 3 per address in 15 minutes. Service role only: the answer holds the code.';
-
-/**
- * Checks a one-time code: {status: 200, chatId, subject: <address>, authVersion} (the code is used
- * up); 401 INVALID_CODE with attemptsLeft; 401 CODE_EXPIRED when the address has no live code; 429
- * TOO_MANY_ATTEMPTS at the 5th wrong attempt (the code is void and the address locked out for 15
- * minutes) and while locked out; 400 for a chat that is not an e-mail chat; 404.
- */
-create function public.chat_verify_code(p_identifier text, p_email text, p_code text, p_now timestamptz default now())
-returns jsonb
-language plpgsql
-security definer
-set search_path = ''
-as $$
-declare
-  v_chat public.chat_deployments;
-  v_email text := lower(btrim(coalesce(p_email, '')));
-  v_lockout workflows_private.chat_lockouts;
-  v_code workflows_private.chat_codes;
-  v_left integer;
-begin
-  select * into v_chat from public.chat_deployments c where c.identifier = p_identifier;
-  if not found then
-    return workflows_private.refusal(404, 'NOT_FOUND', format('No chat is deployed at "%s"', p_identifier));
-  elsif v_chat.auth_type <> 'email' then
-    return workflows_private.chat_wrong_mode(v_chat);
-  end if;
-  select * into v_lockout from workflows_private.chat_lockouts l where l.chat_id = v_chat.id and l.subject = 'email:' || v_email;
-  if v_lockout.locked_until > p_now then
-    return workflows_private.chat_locked(v_lockout, p_now);
-  end if;
-  select * into v_code from workflows_private.chat_codes k where k.chat_id = v_chat.id and k.email = v_email for update;
-  if not found or v_code.expires_at <= p_now or not workflows_private.chat_allows(v_chat, v_email) then
-    return workflows_private.refusal(401, 'CODE_EXPIRED', 'No valid code for this address: ask for a new one');
-  end if;
-  if p_code is null or v_code.code_hash <> extensions.digest(v_chat.id::text || ':' || v_email || ':' || btrim(p_code), 'sha256') then
-    v_left := 5 - (v_code.attempts + 1);
-    if v_left <= 0 then
-      delete from workflows_private.chat_codes k where k.chat_id = v_chat.id and k.email = v_email;
-      insert into workflows_private.chat_lockouts as l (chat_id, subject, failures, window_started_at, locked_until)
-      values (v_chat.id, 'email:' || v_email, 5, p_now, p_now + interval '15 minutes')
-      on conflict (chat_id, subject) do update set failures = 5, window_started_at = p_now, locked_until = excluded.locked_until
-      returning * into v_lockout;
-      return workflows_private.chat_locked(v_lockout, p_now);
-    end if;
-    update workflows_private.chat_codes k set attempts = k.attempts + 1 where k.chat_id = v_chat.id and k.email = v_email;
-    return workflows_private.refusal(401, 'INVALID_CODE', format('Wrong code; %s attempt%s left', v_left, case when v_left = 1 then '' else 's' end),
-      jsonb_build_object('attemptsLeft', v_left));
-  end if;
-  delete from workflows_private.chat_codes k where k.chat_id = v_chat.id and k.email = v_email;
-  delete from workflows_private.chat_lockouts l where l.chat_id = v_chat.id and l.subject = 'email:' || v_email;
-  return jsonb_build_object('status', 200, 'chatId', v_chat.id, 'subject', v_email, 'authVersion', v_chat.auth_version);
-end;
-$$;
-comment on function public.chat_verify_code(text, text, text, timestamptz) is 'Checks an e-mail chat''s one-time code (5 attempts, then a 15-minute lock-out). Service role only.';
+comment on function public.chat_request_code(text, text, timestamptz) is 'Answers every well-formed address alike; issues a 6-digit code (15 minutes) only to an allowed address, at most 3 per address in 15 minutes. Service role only: the answer may hold the code.';
 
 /**
  * Admits a chat message's run: the session the edge function verified (`p_session`: {chatId,
- * subject, authVersion}, or null) must be this chat's current one unless the chat is public (401
- * AUTH_REQUIRED); the conversation must be the session's (403 CONVERSATION_FORBIDDEN). Then
- * admit_trigger_run (sync, from the active deployment's chat trigger: 403 NOT_DEPLOYED, 402, 429
- * as for every run) with the input {message, conversationId, history}, history being the
- * conversation's last `p_history_turns` turns. Answers admit's answer plus `chat` {id, outputs} and
- * `subject`.
+ * subject, authVersion, sessionId}, or null) must be this chat's current one and still open (not
+ * logged out) unless the chat is public (401 AUTH_REQUIRED); the conversation must be the
+ * session's (403 CONVERSATION_FORBIDDEN). Then admit_trigger_run (sync, from the active
+ * deployment's chat trigger: 403 NOT_DEPLOYED, 402, 429 as for every run) with the input {message,
+ * conversationId, history}, history being the conversation's last `p_history_turns` turns. Answers
+ * admit's answer plus `chat` {id, outputs} and `subject`.
  */
 create function public.admit_chat_run(
   p_identifier text,
@@ -574,9 +483,10 @@ begin
   end if;
   if v_chat.auth_type <> 'public' then
     if p_session is null or p_session ->> 'chatId' is distinct from v_chat.id::text
-      or (p_session ->> 'authVersion')::integer is distinct from v_chat.auth_version
+      or (p_session ->> 'authVersion') is distinct from v_chat.auth_version::text
       or (v_chat.auth_type = 'password' and p_session ->> 'subject' is distinct from 'password')
-      or (v_chat.auth_type = 'email' and not workflows_private.chat_allows(v_chat, coalesce(p_session ->> 'subject', ''))) then
+      or (v_chat.auth_type = 'email' and not workflows_private.chat_allows(v_chat, coalesce(p_session ->> 'subject', '')))
+      or not workflows_private.chat_session_open(v_chat.id, p_session ->> 'sessionId', now()) then
       return workflows_private.refusal(401, 'AUTH_REQUIRED', case v_chat.auth_type when 'password' then 'Sign in with the chat''s password first'
         else 'Sign in with a code sent to your e-mail address first' end, jsonb_build_object('authType', v_chat.auth_type));
     end if;
@@ -618,7 +528,7 @@ as $$
 $$;
 comment on function public.record_chat_turn(uuid, text, text, text, text, uuid) is 'Keeps a chat turn for the conversation''s history. Service role only.';
 
-/** Deletes chat turns and code sends older than 30 days and expired codes and lock-outs (pg_cron, daily). */
+/** Deletes chat turns and code sends older than 30 days, and expired codes, lock-outs and sessions (pg_cron, daily). */
 create function workflows_private.expire_chat_records(p_now timestamptz default now())
 returns void
 language plpgsql
@@ -630,9 +540,10 @@ begin
   delete from workflows_private.chat_code_sends s where s.sent_at < p_now - interval '1 day';
   delete from workflows_private.chat_codes k where k.expires_at < p_now;
   delete from workflows_private.chat_lockouts l where coalesce(l.locked_until, l.window_started_at + interval '15 minutes') < p_now;
+  delete from workflows_private.chat_sessions s where s.expires_at < p_now;
 end;
 $$;
-comment on function workflows_private.expire_chat_records(timestamptz) is 'Deletes old chat turns, code sends, expired codes and lock-outs.';
+comment on function workflows_private.expire_chat_records(timestamptz) is 'Deletes old chat turns, code sends, expired codes, lock-outs and sessions.';
 
 select cron.schedule('workflows-expire-chat-records', '53 3 * * *', $$select workflows_private.expire_chat_records()$$);
 
@@ -660,8 +571,7 @@ revoke execute on function
   workflows_private.chat_url(text),
   workflows_private.chat_json(public.chat_deployments),
   workflows_private.chat_trigger_block(jsonb),
-  workflows_private.chat_failure(uuid, text, integer, text, text, timestamptz),
-  workflows_private.chat_locked(workflows_private.chat_lockouts, timestamptz),
+workflows_private.chat_locked(workflows_private.chat_lockouts, timestamptz),
   workflows_private.chat_wrong_mode(public.chat_deployments),
   workflows_private.chat_allows(public.chat_deployments, text),
   workflows_private.expire_chat_records(timestamptz)
@@ -678,15 +588,261 @@ revoke execute on function
   public.chat_target(text),
   public.chat_password_login(text, text, text, timestamptz),
   public.chat_request_code(text, text, timestamptz),
-  public.chat_verify_code(text, text, text, timestamptz),
-  public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer),
+public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer),
   public.record_chat_turn(uuid, text, text, text, text, uuid)
   from public, anon, authenticated;
 grant execute on function
   public.chat_target(text),
   public.chat_password_login(text, text, text, timestamptz),
   public.chat_request_code(text, text, timestamptz),
-  public.chat_verify_code(text, text, text, timestamptz),
-  public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer),
+public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer),
   public.record_chat_turn(uuid, text, text, text, text, uuid)
+  to service_role;
+-- Sign-in attempts and sessions --------------------------------------------------------------------
+-- - Wrong passwords and wrong codes are counted per chat and client address (5 in 15 minutes lock
+--   that address out of that chat for 15 minutes) and per chat (25 in 15 minutes, from any
+--   addresses, close the chat's sign-ins for 15 minutes). Someone else's wrong guesses never lock
+--   a person out from their own address; only a guesser spread over five or more addresses can
+--   close sign-ins, and then only for 15 minutes, with open sessions untouched. Wrong codes do not
+--   void the code (that would be a weapon); the per-chat cap bounds guessing instead.
+-- - A code request answers alike for every well-formed address: whether it is allowed, and
+--   whether its 3 codes in 15 minutes are spent, decides only whether a mail is sent.
+-- - Every sign-in opens a server-side session (workflows_private.chat_sessions) whose id the
+--   signed cookie carries; a message, the page and /config need the row to exist, and logging out
+--   deletes it.
+
+create table workflows_private.chat_sessions (
+  id uuid primary key default gen_random_uuid(),
+  chat_id uuid not null references public.chat_deployments (id) on delete cascade,
+  subject text not null,
+  created_at timestamptz not null,
+  expires_at timestamptz not null
+);
+comment on table workflows_private.chat_sessions is 'Open chat sessions: the signed cookie names one, and a session whose row is gone (logged out, expired, chat removed) is refused.';
+comment on column workflows_private.chat_sessions.id is 'The session id the cookie carries (random, so not guessable even were the cookie''s signing key known).';
+comment on column workflows_private.chat_sessions.chat_id is 'The chat it opens.';
+comment on column workflows_private.chat_sessions.subject is 'Who signed in: an e-mail address, or "password".';
+comment on column workflows_private.chat_sessions.created_at is 'When it was opened.';
+comment on column workflows_private.chat_sessions.expires_at is '24 hours after it was opened, as the cookie''s own expiry.';
+create index chat_sessions_chat_id_idx on workflows_private.chat_sessions (chat_id);
+create index chat_sessions_expires_at_idx on workflows_private.chat_sessions (expires_at);
+revoke all on workflows_private.chat_sessions from public, anon, authenticated, service_role;
+alter table workflows_private.chat_sessions enable row level security;
+/** Opens a session for `p_subject` on a chat and answers the sign-in's 200 with its id. */
+create function workflows_private.chat_open_session(p_chat public.chat_deployments, p_subject text, p_now timestamptz)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_id uuid;
+begin
+  insert into workflows_private.chat_sessions (chat_id, subject, created_at, expires_at)
+  values (p_chat.id, p_subject, p_now, p_now + interval '24 hours')
+  returning id into v_id;
+  return jsonb_build_object('status', 200, 'chatId', p_chat.id, 'subject', p_subject, 'authVersion', p_chat.auth_version, 'sessionId', v_id);
+end;
+$$;
+comment on function workflows_private.chat_open_session(public.chat_deployments, text, timestamptz) is 'Records a new chat session and answers the sign-in with chatId, subject, authVersion and sessionId.';
+/**
+ * Whether a session id (as the cookie carries it, so any text) names an open session of a chat.
+ * Text that is not a uuid is simply no session: a cast error would be a 500.
+ */
+create function workflows_private.chat_session_open(p_chat_id uuid, p_session_id text, p_now timestamptz)
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select coalesce(p_session_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', false)
+    and exists (select 1 from workflows_private.chat_sessions s
+                where s.id = p_session_id::uuid and s.chat_id = p_chat_id and s.expires_at > p_now);
+$$;
+comment on function workflows_private.chat_session_open(uuid, text, timestamptz) is 'Whether a session id names an open, unexpired session of the chat (false for text that is not a uuid).';
+/** Whether the session the chat function read from a cookie is still open on the chat named. Service role only. */
+create function public.chat_session_active(p_identifier text, p_session_id text, p_now timestamptz default now())
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select coalesce((select workflows_private.chat_session_open(c.id, p_session_id, p_now)
+                   from public.chat_deployments c where c.identifier = p_identifier), false);
+$$;
+comment on function public.chat_session_active(text, text, timestamptz) is 'Whether a chat session id is open (not logged out, not expired) on the chat; the page and /config ask it. Service role only.';
+/** Ends a chat session (logout): its cookie, and any copy of it, is refused from now on. Service role only. */
+create function public.end_chat_session(p_identifier text, p_session_id text)
+returns void
+language sql
+security definer
+set search_path = ''
+as $$
+  delete from workflows_private.chat_sessions s
+  using public.chat_deployments c
+  where c.identifier = p_identifier and s.chat_id = c.id
+    and p_session_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+    and s.id = p_session_id::uuid;
+$$;
+comment on function public.end_chat_session(text, text) is 'Logs a chat session out by deleting it. Service role only.';
+/**
+ * A change of a chat's access (a new password, allow-list or mode) ends its sessions, which the
+ * access version already refuses, and forgets its lock-outs: guesses at the old password or codes
+ * say nothing about the new access, and a whole-chat lock-out should not outlive what it guarded.
+ */
+create function workflows_private.chat_access_changed()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  delete from workflows_private.chat_sessions s where s.chat_id = new.id;
+  delete from workflows_private.chat_lockouts l where l.chat_id = new.id;
+  return null;
+end;
+$$;
+comment on function workflows_private.chat_access_changed() is 'Trigger: when a chat''s access version changes, deletes its sessions and lock-outs.';
+create trigger chat_deployments_access_changed after update of auth_version on public.chat_deployments
+  for each row when (old.auth_version is distinct from new.auth_version) execute function workflows_private.chat_access_changed();
+/** Counts one failure of a chat's subject in its 15-minute window, locking it out for 15 minutes at `p_limit`. */
+create function workflows_private.chat_count_failure(p_chat_id uuid, p_subject text, p_limit integer, p_now timestamptz)
+returns workflows_private.chat_lockouts
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_lockout workflows_private.chat_lockouts;
+begin
+  insert into workflows_private.chat_lockouts as l (chat_id, subject, failures, window_started_at)
+  values (p_chat_id, p_subject, 1, p_now)
+  on conflict (chat_id, subject) do update set
+    failures = case when l.window_started_at <= p_now - interval '15 minutes' or l.locked_until <= p_now then 1 else l.failures + 1 end,
+    window_started_at = case when l.window_started_at <= p_now - interval '15 minutes' or l.locked_until <= p_now then p_now else l.window_started_at end,
+    locked_until = case when l.locked_until <= p_now then null else l.locked_until end
+  returning * into v_lockout;
+  if v_lockout.failures >= p_limit then
+    update workflows_private.chat_lockouts l set locked_until = p_now + interval '15 minutes'
+    where l.chat_id = p_chat_id and l.subject = p_subject returning * into v_lockout;
+  end if;
+  return v_lockout;
+end;
+$$;
+comment on function workflows_private.chat_count_failure(uuid, text, integer, timestamptz) is 'Counts a failed sign-in of one subject (client address or whole chat) and locks it out for 15 minutes at the limit.';
+/**
+ * The lock-out that stops a sign-in from client `p_client` right now, as its 429 answer: the whole
+ * chat's (25 failures from any addresses) or the client's own (5 failures); null when neither.
+ */
+create function workflows_private.chat_sign_in_locked(p_chat_id uuid, p_client text, p_now timestamptz)
+returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_lockout workflows_private.chat_lockouts;
+begin
+  select * into v_lockout from workflows_private.chat_lockouts l
+  where l.chat_id = p_chat_id and l.subject in ('chat', 'ip:' || coalesce(p_client, 'unknown')) and l.locked_until > p_now
+  order by l.locked_until desc limit 1;
+  if found then
+    return workflows_private.chat_locked(v_lockout, p_now);
+  end if;
+  return null;
+end;
+$$;
+comment on function workflows_private.chat_sign_in_locked(uuid, text, timestamptz) is 'The 429 answer when the chat''s sign-ins or this client address are locked out, else null.';
+/**
+ * Counts a wrong password or code from client `p_client` against both limits and answers: the
+ * 401 `p_code` with attemptsLeft (the fewer of the client's and the chat's), or 429
+ * TOO_MANY_ATTEMPTS when this failure locked either out.
+ */
+create function workflows_private.chat_sign_in_failure(p_chat_id uuid, p_client text, p_code text, p_error text, p_now timestamptz)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_client workflows_private.chat_lockouts := workflows_private.chat_count_failure(p_chat_id, 'ip:' || coalesce(p_client, 'unknown'), 5, p_now);
+  v_chat workflows_private.chat_lockouts := workflows_private.chat_count_failure(p_chat_id, 'chat', 25, p_now);
+  v_left integer := least(5 - v_client.failures, 25 - v_chat.failures);
+begin
+  if v_chat.locked_until > p_now then
+    return workflows_private.chat_locked(v_chat, p_now);
+  elsif v_client.locked_until > p_now then
+    return workflows_private.chat_locked(v_client, p_now);
+  end if;
+  return workflows_private.refusal(401, p_code, format('%s; %s attempt%s left before a 15-minute lock-out', p_error, v_left,
+    case when v_left = 1 then '' else 's' end), jsonb_build_object('attemptsLeft', v_left));
+end;
+$$;
+comment on function workflows_private.chat_sign_in_failure(uuid, text, text, text, timestamptz) is 'Counts a wrong chat password or code per client address (5) and per chat (25) and answers the 401 or the 429 lock-out.';
+/**
+ * Checks a one-time code from client `p_client`: {status: 200, chatId, subject: <address>,
+ * authVersion, sessionId} (the code is used up); 401 INVALID_CODE with attemptsLeft; 401
+ * CODE_EXPIRED when the address has no live code; 429 TOO_MANY_ATTEMPTS while that client (5 wrong
+ * codes in 15 minutes) or the whole chat (25, from any addresses) is locked out; 400 for a chat
+ * that is not an e-mail chat; 404. Wrong codes never void the code, so no one can spoil another's.
+ */
+create function public.chat_verify_code(p_identifier text, p_email text, p_code text, p_client text, p_now timestamptz default now())
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_chat public.chat_deployments;
+  v_email text := lower(btrim(coalesce(p_email, '')));
+  v_code workflows_private.chat_codes;
+  v_locked jsonb;
+begin
+  select * into v_chat from public.chat_deployments c where c.identifier = p_identifier;
+  if not found then
+    return workflows_private.refusal(404, 'NOT_FOUND', format('No chat is deployed at "%s"', p_identifier));
+  elsif v_chat.auth_type <> 'email' then
+    return workflows_private.chat_wrong_mode(v_chat);
+  end if;
+  perform pg_advisory_xact_lock(hashtextextended('chat-sign-in:' || v_chat.id::text, 0));
+  v_locked := workflows_private.chat_sign_in_locked(v_chat.id, p_client, p_now);
+  if v_locked is not null then
+    return v_locked;
+  end if;
+  select * into v_code from workflows_private.chat_codes k where k.chat_id = v_chat.id and k.email = v_email for update;
+  if not found or v_code.expires_at <= p_now or not workflows_private.chat_allows(v_chat, v_email) then
+    return workflows_private.refusal(401, 'CODE_EXPIRED', 'No valid code for this address: ask for a new one');
+  end if;
+  if p_code is null or v_code.code_hash <> extensions.digest(v_chat.id::text || ':' || v_email || ':' || btrim(p_code), 'sha256') then
+    update workflows_private.chat_codes k set attempts = k.attempts + 1 where k.chat_id = v_chat.id and k.email = v_email;
+    return workflows_private.chat_sign_in_failure(v_chat.id, p_client, 'INVALID_CODE', 'Wrong code', p_now);
+  end if;
+  delete from workflows_private.chat_codes k where k.chat_id = v_chat.id and k.email = v_email;
+  delete from workflows_private.chat_lockouts l where l.chat_id = v_chat.id and l.subject = 'ip:' || coalesce(p_client, 'unknown');
+  return workflows_private.chat_open_session(v_chat, v_email, p_now);
+end;
+$$;
+comment on function public.chat_verify_code(text, text, text, text, timestamptz) is 'Checks an e-mail chat''s one-time code, with attempts limited per client address and per chat, and opens a session. Service role only.';
+-- Access -------------------------------------------------------------------------------------------
+
+revoke execute on function
+  workflows_private.chat_access_changed(),
+  workflows_private.chat_open_session(public.chat_deployments, text, timestamptz),
+  workflows_private.chat_session_open(uuid, text, timestamptz),
+  workflows_private.chat_count_failure(uuid, text, integer, timestamptz),
+  workflows_private.chat_sign_in_locked(uuid, text, timestamptz),
+  workflows_private.chat_sign_in_failure(uuid, text, text, text, timestamptz)
+  from public, anon, authenticated, service_role;
+revoke execute on function
+  public.chat_session_active(text, text, timestamptz),
+  public.end_chat_session(text, text),
+  public.chat_verify_code(text, text, text, text, timestamptz)
+  from public, anon, authenticated;
+grant execute on function
+  public.chat_session_active(text, text, timestamptz),
+  public.end_chat_session(text, text),
+  public.chat_verify_code(text, text, text, text, timestamptz)
   to service_role;

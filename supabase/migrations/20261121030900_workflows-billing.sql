@@ -491,6 +491,9 @@ $$;
 comment on function workflows_private.close_due_billing_periods(timestamptz) is 'Closes every ended billing period (pg_cron, hourly); returns how many were closed.';
 create index account_meters_period_end_idx on workflows_private.account_meters (period_end);
 
+create type workflows_private.spend_outcome as (refusal text, meter workflows_private.account_meters);
+comment on type workflows_private.spend_outcome is 'What spend() did: refusal null (admitted) or usage / rate, and the meter after it.';
+
 /**
  * Admits one unit of work for an account in one UPDATE of its meter row, which also serialises
  * concurrent admissions (exactly as many get through as the bucket holds): takes a token from
@@ -500,9 +503,6 @@ create index account_meters_period_end_idx on workflows_private.account_meters (
  * empty bucket refuses with 'rate'. A refusal changes nothing. A period that has ended is rolled
  * over first. The outcome's meter is the row after the update (or as read, when refused).
  */
-create type workflows_private.spend_outcome as (refusal text, meter workflows_private.account_meters);
-comment on type workflows_private.spend_outcome is 'What spend() did: refusal null (admitted) or usage / rate, and the meter after it.';
-
 create function workflows_private.spend(p_account_id uuid, p_bucket text, p_execution boolean, p_amount numeric, p_now timestamptz)
 returns workflows_private.spend_outcome
 language plpgsql
@@ -668,9 +668,6 @@ create trigger workspaces_refresh_seats_moved_to after update on public.workspac
   referencing new table as changed_rows for each statement execute function workflows_private.on_seats_change();
 create trigger workspaces_refresh_seats_delete after delete on public.workspaces
   referencing old table as changed_rows for each statement execute function workflows_private.on_seats_change();
-
--- Accounts that existed before this migration get their meters now.
-select workflows_private.refresh_account_meter(a.id) from public.billing_accounts a;
 
 select cron.schedule('workflows-close-billing-periods', '5 * * * *', $$select workflows_private.close_due_billing_periods()$$);
 

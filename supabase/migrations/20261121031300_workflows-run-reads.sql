@@ -8,13 +8,7 @@
 -- error}. Service role only: the edge function passes the X-API-Key it received (or the user it
 -- verified). They are volatile, not stable: authenticating a key may touch its last_used_at.
 
-/**
- * GET /api/jobs/{executionId}: the state of a run for a caller who may see it (any member of its
- * workspace, by personal key or as a user; a workspace key of that workspace). Body: {success,
- * executionId, workflowId, status, output (completed runs), error {message, code, failedBlock}
- * (failed runs), metadata {trigger, mode, createdAt, startedAt, endedAt, duration, attempt, cost}}.
- * A run the caller may not see is 404, as one that does not exist.
- */
+/** GET /api/jobs/{executionId} (docs/workflow-runs.md), with `metadata.parkedUntil` while a run is parked (its status stays running). */
 create function public.workflow_job_status(p_execution_id uuid, p_api_key text default null, p_user_id uuid default null)
 returns jsonb
 language plpgsql
@@ -44,10 +38,11 @@ begin
       jsonb_build_object('message', v_run.error_message, 'code', v_run.error_code, 'failedBlock', v_run.failed_block) end,
     'metadata', jsonb_build_object(
       'trigger', v_run.trigger, 'mode', v_run.mode, 'createdAt', v_run.created_at, 'startedAt', v_run.started_at,
-      'endedAt', v_run.ended_at, 'duration', v_run.duration_ms, 'attempt', v_run.attempt, 'cost', trim_scale(v_run.cost_total)))));
+      'endedAt', v_run.ended_at, 'duration', v_run.duration_ms, 'attempt', v_run.attempt, 'cost', trim_scale(v_run.cost_total),
+      'parkedUntil', v_run.parked_until))));
 end;
 $$;
-comment on function public.workflow_job_status(uuid, text, uuid) is 'GET /api/jobs/{executionId}: a run''s status, output or error and metadata, for those who may see it. Service role only.';
+comment on function public.workflow_job_status(uuid, text, uuid) is 'GET /api/jobs/{executionId}: a run''s status (a parked run is running, with metadata.parkedUntil), output or error and metadata, for those who may see it. Service role only.';
 
 /**
  * The billing account whose limits a caller sees: a workspace key's workspace's account; for a
@@ -180,3 +175,25 @@ grant execute on function
   public.workflow_usage_limits(text, uuid),
   public.workflow_deployment_status(uuid, text, uuid)
   to service_role;
+-- No PUBLIC EXECUTE in workflows_private ----------------------------------------------------------
+-- Per-schema default privileges can only add to the global defaults, never take away from them, so
+-- `alter default privileges in schema workflows_private revoke execute on functions from public`
+-- does nothing: every function created there starts with PUBLIC's EXECUTE. This revokes it from
+-- every function of the schema that exists by now; the explicit grants (authenticated for the
+-- helpers the row-level security policies call, authenticated and service_role for the validator
+-- the save trigger runs) stay. Trigger functions need no EXECUTE to fire. A function added to
+-- workflows_private in a later migration must revoke EXECUTE from public itself;
+-- supabase/tests/database/32-workflows-private-execute.test.sql names any that does not.
+
+do $$
+declare
+  v_function regprocedure;
+begin
+  for v_function in
+    select p.oid::regprocedure from pg_catalog.pg_proc p
+    where p.pronamespace = 'workflows_private'::regnamespace
+  loop
+    execute format('revoke execute on function %s from public, anon', v_function);
+  end loop;
+end;
+$$;

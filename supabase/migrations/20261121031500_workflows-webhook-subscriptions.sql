@@ -134,30 +134,6 @@ end;
 $$;
 comment on function workflows_private.webhook_secret(uuid) is 'The decrypted signing secret of a subscription (null without one). No API role may execute it.';
 
-/**
- * As before (re-encrypts every environment value under a new key and returns how many), and now
- * the webhook signing secrets too, which share the key.
- */
-create or replace function workflows_private.rotate_environment_key()
-returns integer
-language plpgsql
-set search_path = ''
-as $$
-declare
-  v_old text := workflows_private.environment_key();
-  v_new text := encode(extensions.gen_random_bytes(32), 'hex');
-  v_count integer;
-begin
-  update workflows_private.environment_values
-  set value_encrypted = workflows_private.encrypt_environment_value(extensions.pgp_sym_decrypt(value_encrypted, v_old), v_new);
-  get diagnostics v_count = row_count;
-  update workflows_private.webhook_secrets
-  set secret_encrypted = workflows_private.encrypt_environment_value(extensions.pgp_sym_decrypt(secret_encrypted, v_old), v_new);
-  update workflows_private.secrets set value = v_new where name = 'environment_key';
-  return v_count;
-end;
-$$;
-
 -- Access -------------------------------------------------------------------------------------------
 
 revoke all on public.webhook_subscriptions from public, anon, authenticated;

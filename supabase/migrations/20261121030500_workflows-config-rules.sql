@@ -1,18 +1,11 @@
 -- Workflow service: block rules as data. Each block type declares the rules across its config
 -- fields (blocks/<type>/rules.ts, in the vocabulary of state/config-rules.ts) and, for blocks that
 -- choose a path, its handles; the catalogue stores both beside the type's JSON Schema, and the
--- functions below interpret them. They replace the per-block PL/pgSQL of
--- `..._workflows-validation.sql` (block_config_issues and handle_problem knew each block type by
--- name), so a new block type needs its folder and a generated catalogue migration, and no
+-- functions below interpret them (block_config_issues and handle_problem know no block type by
+-- name), so a new block type needs its folder and a regenerated catalogue migration, and no
 -- hand-written SQL. The catalogue rows themselves are in the next, generated migration.
 
 -- Catalogue columns ----------------------------------------------------------------------------------
-
-alter table workflows_private.block_types
-  add column rules jsonb not null default '[]'::jsonb,
-  add column choice jsonb;
-comment on column workflows_private.block_types.rules is 'Rules across config fields, as state/config-rules.ts defines them: [{rule, list?, field?, where?, values?, blankIsMissing?, message}].';
-comment on column workflows_private.block_types.choice is 'For blocks that choose a path (Condition, Router): {prefix, list, noun}; an edge handle `<prefix><id>` must name the id of an entry of the config list `list`. Null otherwise.';
 
 -- The rule interpreter ------------------------------------------------------------------------------
 
@@ -76,7 +69,8 @@ comment on function workflows_private.rule_entry_has(jsonb, text, boolean) is 'T
 /**
  * Every problem a list of config rules finds in a config, rule by rule in order and entries in
  * order, as (field path under `p_base`, message); config-rules.ts configRuleProblems is the same
- * interpreter in TypeScript. An unknown rule kind raises, so it never passes silently.
+ * interpreter in TypeScript. An unknown rule kind raises, so it never passes silently. Now with
+ * `keys_match`: the keys of an object field must match a pattern.
  */
 create function workflows_private.config_rule_problems(p_rules jsonb, p_config jsonb, p_base text)
 returns table (field text, message text)
@@ -92,7 +86,7 @@ declare
   v_count integer;
 begin
   for v_rule in select r.value from jsonb_array_elements(p_rules) with ordinality as r(value, position) order by r.position loop
-    if not (v_rule ->> 'rule') = any (array['unique', 'first_matches', 'only_first', 'only_last', 'requires', 'forbids', 'reserved']) then
+    if not (v_rule ->> 'rule') = any (array['unique', 'first_matches', 'only_first', 'only_last', 'requires', 'forbids', 'reserved', 'keys_match']) then
       raise exception 'Unknown config rule "%" in the block catalogue', v_rule ->> 'rule'
         using errcode = 'XX000', hint = 'The rule vocabulary grew in state/config-rules.ts: teach workflows_private.config_rule_problems the new rule in a migration.';
     end if;
@@ -108,6 +102,18 @@ begin
         where jsonb_typeof(e.value) = 'object';
     end if;
     v_count := jsonb_array_length(v_entries);
+    if v_rule ->> 'rule' = 'keys_match' then
+      -- One problem per key of the entry's object that breaks the pattern, keys in the order of their
+      -- UTF-8 bytes (bytea compares as memcmp), as config-rules.ts orders them; `{key}` is its JSON text.
+      return query
+        select (x.value ->> 'at') || '.' || v_field,
+          workflows_private.fill_rule_message(v_rule ->> 'message', (x.value -> 'entry') || jsonb_build_object('key', to_jsonb(k.key)::text))
+        from jsonb_array_elements(v_entries) with ordinality as x(value, position)
+        cross join lateral jsonb_object_keys(case when jsonb_typeof(x.value -> 'entry' -> v_field) = 'object' then x.value -> 'entry' -> v_field else '{}'::jsonb end) as k(key)
+        where k.key !~ (v_rule ->> 'pattern')
+        order by x.position, convert_to(k.key, 'UTF8');
+      continue;
+    end if;
     return query
       select (x.value ->> 'at') || '.' || v_field, workflows_private.fill_rule_message(v_rule ->> 'message', x.value -> 'entry')
       from jsonb_array_elements(v_entries) with ordinality as x(value, position)
@@ -137,7 +143,7 @@ $$;
 comment on function workflows_private.config_rule_problems(jsonb, jsonb, text) is 'Interprets config rules (state/config-rules.ts) over one config; returns each problem''s field path and message.';
 
 /** Rules across fields of one block's config: its type's stored rules, interpreted (state/validate.ts checkBlockConfig). */
-create or replace function workflows_private.block_config_issues(p_block jsonb)
+create function workflows_private.block_config_issues(p_block jsonb)
 returns setof jsonb
 language sql
 stable
@@ -149,53 +155,8 @@ as $$
   where t.type = p_block ->> 'type'
   order by p.position;
 $$;
+grant execute on function workflows_private.block_config_issues(jsonb) to authenticated, service_role;
 comment on function workflows_private.block_config_issues(jsonb) is 'Checks a block config against its type''s stored rules; one invalid_block_config issue per problem.';
-
-/**
- * Why an edge handle is not allowed on its source block, or null when it is (validate.ts
- * checkHandle): a choosing block's handles name entries of its list, containers have their
- * `<type>-start` handle, triggers have no error port.
- */
-create or replace function workflows_private.handle_problem(p_source jsonb, p_handle text)
-returns text
-language plpgsql
-stable
-set search_path = ''
-as $$
-declare
-  v_type text := p_source ->> 'type';
-  v_category text;
-  v_choice jsonb;
-  v_prefix text;
-begin
-  select t.category, t.choice into v_category, v_choice from workflows_private.block_types t where t.type = v_type;
-  v_prefix := v_choice ->> 'prefix';
-  if p_handle is null then
-    return case when v_choice is not null then format('edges from a %s must use a "%s<id>" or "error" handle', v_type, v_prefix) end;
-  end if;
-  if p_handle = 'error' then
-    return case when v_category = 'trigger' then 'a trigger has no error port' end;
-  end if;
-  if v_choice is not null and left(p_handle, char_length(v_prefix)) = v_prefix then
-    return case
-      when exists (
-        select 1
-        from jsonb_array_elements(case when jsonb_typeof(p_source -> 'config' -> (v_choice ->> 'list')) = 'array' then p_source -> 'config' -> (v_choice ->> 'list') else '[]'::jsonb end) as e(value)
-        where e.value -> 'id' = to_jsonb(substr(p_handle, char_length(v_prefix) + 1))
-      ) then null
-      else format('"%s" names no %s of this block', p_handle, v_choice ->> 'noun')
-    end;
-  end if;
-  if v_category = 'container' and p_handle = v_type || '-start' then
-    return null;
-  end if;
-  return format('"%s" is not a handle a %s block has', p_handle, v_type);
-end;
-$$;
-comment on function workflows_private.handle_problem(jsonb, text) is 'Checks an edge handle against its source block''s catalogue entry; returns the problem or null.';
-
--- The old per-block helper is no longer used: uniqueness is a rule now.
-drop function workflows_private.repeats(jsonb, text);
 
 -- Access: default deny, then the validator's callers. It runs as the caller (a save through the
 -- data API fires it as `authenticated`), so they need its pieces; they are pure functions over

@@ -60,21 +60,6 @@ $$;
 comment on function workflows_private.api_key_digest(text) is 'SHA-256 of an API key''s text: what api_key_hashes stores and lookups compare.';
 
 /**
- * Same ranks as before (owner 4, admin 3, editor 2, viewer 1, else 0), as PL/pgSQL for the same
- * reason as api_key_digest: every access check of the run lifecycle ranks two roles.
- */
-create or replace function workflows_private.role_rank(p_role text)
-returns integer
-language plpgsql
-immutable
-set search_path = ''
-as $$
-begin
-  return case p_role when 'owner' then 4 when 'admin' then 3 when 'editor' then 2 when 'viewer' then 1 else 0 end;
-end;
-$$;
-
-/**
  * The live (not revoked) key whose text is `p_key`, or null. One probe of the digest's primary key.
  * Marks the key used, at most once a minute and never waiting for another request doing the same,
  * so a busy key is not a hot row.
@@ -154,40 +139,6 @@ $$;
 comment on function workflows_private.principal_access(public.api_keys, uuid, uuid, text) is 'allowed / forbidden / not_found: what an API key (or a user) may do in a workspace at the given role.';
 
 /**
- * Creates an API key and returns it once: `key` is never shown again. Without `p_workspace_id` the
- * key is the caller's personal key; with it, a key of that workspace, which only its admins (or
- * above) may create.
- */
-create function public.create_api_key(p_name text, p_workspace_id uuid default null)
-returns table (id uuid, key text, prefix text)
-language plpgsql
-security definer
-set search_path = ''
-as $$
-declare
-  v_user uuid := (select auth.uid());
-  v_key text := 'orb_' || encode(extensions.gen_random_bytes(24), 'hex');
-  v_id uuid;
-begin
-  if v_user is null then
-    raise exception 'Sign in to create API keys' using errcode = '42501';
-  end if;
-  if p_workspace_id is not null then
-    if not workflows_private.has_workspace_role(p_workspace_id, 'viewer') then
-      raise exception 'Workspace % not found', p_workspace_id using errcode = 'PT404';
-    end if;
-    perform workflows_private.require_workspace_role(p_workspace_id, 'admin', 'create workspace API keys');
-  end if;
-  insert into public.api_keys (name, prefix, user_id, workspace_id, created_by)
-  values (btrim(p_name), left(v_key, 12), case when p_workspace_id is null then v_user end, p_workspace_id, v_user)
-  returning api_keys.id into v_id;
-  insert into workflows_private.api_key_hashes (key_hash, api_key_id) values (workflows_private.api_key_digest(v_key), v_id);
-  return query select v_id, v_key, left(v_key, 12);
-end;
-$$;
-comment on function public.create_api_key(text, uuid) is 'Creates a personal API key, or a workspace key (admins); returns {id, key, prefix} with the key shown this once.';
-
-/**
  * Revokes a key at once and for good (idempotent: revoking a revoked key keeps its first
  * revocation time). Its owner may revoke a personal key; the workspace's admins a workspace key. A
  * key the caller may not see is not found (PT404).
@@ -231,7 +182,41 @@ create policy "Users see their personal keys and admins their workspaces' keys" 
     user_id = (select auth.uid())
     or workspace_id in (select workflows_private.member_workspace_ids('admin'))
   );
-
+/** The answer of create_api_key: the new key's id, the key itself (shown this once) and its prefix. */
+create type public.created_api_key as (id uuid, key text, prefix text);
+comment on type public.created_api_key is 'What create_api_key returns: {id, key, prefix}; the key is shown only this once.';
+/**
+ * Creates an API key and returns it once as {id, key, prefix}: `key` is never shown again. Without
+ * `p_workspace_id` the key is the caller's personal key; with it, a key of that workspace, which
+ * only its admins (or above) may create.
+ */
+create function public.create_api_key(p_name text, p_workspace_id uuid default null)
+returns public.created_api_key
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_user uuid := (select auth.uid());
+  v_key text := 'orb_' || encode(extensions.gen_random_bytes(24), 'hex');
+  v_id uuid;
+begin
+  if v_user is null then
+    raise exception 'Sign in to create API keys' using errcode = '42501';
+  end if;
+  if p_workspace_id is not null then
+    if not workflows_private.has_workspace_role(p_workspace_id, 'viewer') then
+      raise exception 'Workspace % not found', p_workspace_id using errcode = 'PT404';
+    end if;
+    perform workflows_private.require_workspace_role(p_workspace_id, 'admin', 'create workspace API keys');
+  end if;
+  insert into public.api_keys (name, prefix, user_id, workspace_id, created_by)
+  values (btrim(p_name), left(v_key, 12), case when p_workspace_id is null then v_user end, p_workspace_id, v_user)
+  returning api_keys.id into v_id;
+  insert into workflows_private.api_key_hashes (key_hash, api_key_id) values (workflows_private.api_key_digest(v_key), v_id);
+  return (v_id, v_key, left(v_key, 12))::public.created_api_key;
+end;
+$$;
 revoke execute on function
   public.create_api_key(text, uuid),
   public.revoke_api_key(uuid),
@@ -241,3 +226,6 @@ revoke execute on function
   workflows_private.principal_access(public.api_keys, uuid, uuid, text)
   from public, anon, authenticated, service_role;
 grant execute on function public.create_api_key(text, uuid), public.revoke_api_key(uuid) to authenticated, service_role;
+comment on function public.create_api_key(text, uuid) is 'Creates a personal API key, or a workspace key (admins); returns one {id, key, prefix} with the key shown this once.';
+revoke execute on function public.create_api_key(text, uuid) from public, anon, authenticated, service_role;
+grant execute on function public.create_api_key(text, uuid) to authenticated, service_role;

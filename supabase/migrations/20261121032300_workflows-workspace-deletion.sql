@@ -2,11 +2,11 @@
 --
 -- An owner deletes a workspace with DELETE on public.workspaces (the data API); its folders,
 -- workflows, deployments, runs, keys, environment, triggers and chats go with it by ON DELETE
--- CASCADE, in that one statement's transaction. Two things did not hold:
--- - a workspace with environment variables could not be deleted: each cascaded variable's trigger
---   bumped the environment version of the workspace being deleted, inserting a row whose foreign
---   key no longer had a parent (409 23503 environment_versions_workspace_id_fkey);
--- - its run files stayed in the `workflow-files` bucket. Rows in storage.objects are not enough to
+-- CASCADE, in that one statement's transaction. Two things need more than the cascade:
+-- - the environment version: each cascaded variable's trigger skips bumping the version of a
+--   workspace being deleted (workflows_private.bump_environment_version), which would insert a
+--   row whose foreign key has no parent any more (409 23503);
+-- - run files in the `workflow-files` bucket. Rows in storage.objects are not enough to
 --   delete (the Storage service keeps the bytes elsewhere: on disk locally, in S3 hosted), so the
 --   files must be removed through the Storage API. The deletion queues a sweep in the same
 --   transaction (pgmq `workspace_file_sweeps`); the `workspace-file-sweeper` function drains it and
@@ -15,29 +15,6 @@
 -- The usage ledger keeps its rows (it has no foreign key on purpose: charges outlive runs).
 
 -- Environment versions ---------------------------------------------------------------------------
-
-/**
- * Trigger: a variable of the workspace changed, so its environment version moves on. When the
- * variable goes because its whole workspace is being deleted there is nothing left to version
- * (the version row cascades away too), so nothing is written.
- */
-create or replace function workflows_private.bump_environment_version()
-returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
-begin
-  if tg_op = 'DELETE' and not exists (select 1 from public.workspaces w where w.id = old.workspace_id) then
-    return null;
-  end if;
-  insert into workflows_private.environment_versions as v (workspace_id)
-  values (case when tg_op = 'DELETE' then old.workspace_id else new.workspace_id end)
-  on conflict (workspace_id) do update set version = v.version + 1;
-  return null;
-end;
-$$;
-comment on function workflows_private.bump_environment_version() is 'Trigger: bumps the environment version of the workspace whose variable changed (not while the workspace itself is being deleted).';
 
 -- The file sweep queue -----------------------------------------------------------------------------
 -- Each message is {workspaceId}. A sweep is idempotent (it removes whatever is left), so pgmq's

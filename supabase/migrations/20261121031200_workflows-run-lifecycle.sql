@@ -66,11 +66,7 @@ end;
 $$;
 comment on function workflows_private.run_cost(numeric, jsonb) is 'The spec''s cost object from a run''s base charge and its priced model usage.';
 
-/**
- * Ends a run that will not finish normally (worker lost, never started, cancelled while queued,
- * out of attempts): status, level, error and end time, the cost it was already charged (its base),
- * and its queue message removed. The caller holds the row lock.
- */
+/** Ends a run that will not finish normally, and clears its parking. */
 create function workflows_private.close_run(p_execution_id uuid, p_status text, p_code text, p_message text, p_now timestamptz)
 returns void
 language plpgsql
@@ -89,7 +85,8 @@ begin
     error_code = p_code,
     error_message = p_message,
     cost = workflows_private.run_cost(e.cost_total, null),
-    lease_expires_at = null
+    lease_expires_at = null,
+    parked_until = null
   where e.id = p_execution_id;
   if v_message_id is not null then
     perform pgmq.delete('workflow_runs', v_message_id);
@@ -139,10 +136,9 @@ $$;
 comment on function workflows_private.draft_snapshot(uuid) is 'Stores (or finds) the content-hashed snapshot of a workflow''s draft.';
 
 /**
- * What a run needs to execute, as admit and claim return it: the run, its workflow, the deployment
- * it runs ({id, version, state}, state left out when the caller caches it) or a manual run's
- * snapshot ({id, state}), and the environment ({version, variables}, variables left out when the
- * caller holds that version). Pure: the callers read the parts in their own queries.
+ * What a run needs to execute, as admit and claim return it: run (with the trigger block it starts
+ * from when one was recorded), workflow (with the billing account it is charged to), deployment or
+ * snapshot, environment.
  */
 create function workflows_private.run_payload(
   p_run public.workflow_executions, p_workflow_name text, p_deployment jsonb, p_snapshot jsonb, p_environment jsonb
@@ -161,23 +157,26 @@ begin
     'attempt', p_run.attempt,
     'leaseExpiresAt', p_run.lease_expires_at,
     'input', p_run.input,
-    'workflow', jsonb_build_object('id', p_run.workflow_id, 'name', p_workflow_name, 'workspaceId', p_run.workspace_id),
+    'workflow', jsonb_build_object('id', p_run.workflow_id, 'name', p_workflow_name, 'workspaceId', p_run.workspace_id,
+      'billingAccountId', p_run.billing_account_id),
     'deployment', p_deployment,
     'snapshot', p_snapshot,
-    'environment', p_environment);
+    'environment', p_environment)
+    || case when p_run.trigger_block_id is null then '{}'::jsonb else jsonb_build_object('triggerBlockId', p_run.trigger_block_id) end;
 end;
 $$;
-comment on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) is 'The execution context admit and claim return: run, workflow, deployment or snapshot, environment.';
+comment on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) is 'The execution context admit and claim return: run (with its trigger block when one was recorded), workflow with its billing account, deployment or snapshot, environment.';
 
 /**
- * The answer to a repeated Idempotency-Key: the first execution's stored response (or its job
- * status, for async runs), 409 IDEMPOTENCY_KEY_REUSED when the request body differs, 409
- * IDEMPOTENCY_KEY_IN_USE while a synchronous first request is still running.
+ * The answer to a repeated Idempotency-Key (docs/workflow-runs.md). A sync
+ * first request whose lease has run out (its edge function died) is ended here, as the sweeper
+ * would end it (failed, WORKER_LOST), and answered from that ending instead of 409
+ * IDEMPOTENCY_KEY_IN_USE. A finish in flight holds the row lock: it is waited for, and wins.
  */
 create function workflows_private.idempotent_replay(p_key workflows_private.idempotency_keys, p_request_hash text)
 returns jsonb
 language plpgsql
-stable
+volatile
 security definer
 set search_path = ''
 as $$
@@ -190,6 +189,12 @@ begin
       jsonb_build_object('executionId', p_key.execution_id));
   end if;
   select * into v_run from public.workflow_executions e where e.id = p_key.execution_id;
+  if v_run.mode = 'sync' and v_run.status in ('queued', 'running') and v_run.lease_expires_at < now() then
+    select * into v_run from public.workflow_executions e where e.id = p_key.execution_id for update;
+    if v_run.status in ('queued', 'running') and v_run.lease_expires_at < now() and workflows_private.end_expired_run(v_run, now()) then
+      select * into v_run from public.workflow_executions e where e.id = p_key.execution_id;
+    end if;
+  end if;
   if v_run.mode = 'sync' and v_run.status in ('queued', 'running') then
     return workflows_private.refusal(409, 'IDEMPOTENCY_KEY_IN_USE',
       'A request with this Idempotency-Key is still running; retry when it has finished',
@@ -213,7 +218,7 @@ begin
     'createdAt', v_run.created_at);
 end;
 $$;
-comment on function workflows_private.idempotent_replay(workflows_private.idempotency_keys, text) is 'Answers a repeated Idempotency-Key from the first execution (or refuses with 409).';
+comment on function workflows_private.idempotent_replay(workflows_private.idempotency_keys, text) is 'Answers a repeated Idempotency-Key from the first execution (ending a sync one whose lease ran out), or refuses with 409.';
 
 /** Bills a threshold invoice when the meter (just updated under its row lock) says one is due. */
 create function workflows_private.bill_threshold_if_due(p_meter workflows_private.account_meters, p_now timestamptz)
@@ -247,8 +252,9 @@ comment on function workflows_private.bill_threshold_if_due(workflows_private.ac
  *   4. a repeated Idempotency-Key answers from the first execution (or 409), see idempotent_replay;
  *   5. the workflow has an active deployment (403 NOT_DEPLOYED), except manual runs, which run the draft;
  *   6. the usage limit of the workspace's billing account (402 USAGE_LIMIT_EXCEEDED);
- *   7. the rate limit: sync or async bucket by `p_mode`; manual and schedule runs have none (429
- *      RATE_LIMIT_EXCEEDED with retryAfter seconds).
+ *   7. the rate limit: sync or async bucket by `p_mode`, manual runs in the sync bucket; schedule
+ *      runs, which the schedule itself paces, have none (429 RATE_LIMIT_EXCEEDED with retryAfter
+ *      seconds).
  * Then it records the run (`running` for sync, `queued` and sent to the queue for async), charges
  * the base price to the account's open period and returns the run. Arguments the edge function
  * should have validated (trigger, mode, lease) raise 22023.
@@ -284,7 +290,7 @@ declare
   v_existing workflows_private.idempotency_keys;
   v_snapshot public.workflow_execution_snapshots;
   v_execution_id uuid := gen_random_uuid();
-  v_bucket text := case when p_trigger in ('manual', 'schedule') then null else p_mode end;
+  v_bucket text := case when p_trigger = 'schedule' then null else p_mode end;
   v_spend workflows_private.spend_outcome;
   v_rate jsonb;
   v_usage jsonb;
@@ -539,13 +545,11 @@ comment on function public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, 
 -- The async worker -------------------------------------------------------------------------------
 
 /**
- * A worker takes up to `p_batch_size` queued runs (pgmq.read on workflow_runs, hidden for
- * `p_lease_seconds`). Each comes back with the same run payload as admit (plus its input), status
- * running, attempt incremented and a lease of `p_lease_seconds`. A run whose worker died comes back
- * the same way once its lease and message expire: the same execution id, the next attempt. Messages
- * of runs that ended meanwhile are dropped; a run out of attempts is failed (WORKER_LOST), one whose
- * cancellation was requested is cancelled; a run another worker still holds is hidden until its
- * lease ends. Returns {runs: [...]} (possibly empty).
+ * A worker takes up to `p_batch_size` queued runs (docs/workflow-runs.md), and also runs
+ * whose parking ended and runs whose worker died: those (attempt 2 and later) come back with
+ * `checkpoints`, their history, so they resume from what completed. A parked run's message is delayed
+ * until its due time; one read earlier is hidden again until then. Attempts count from the last
+ * park, so a run that parks often is not given up for it.
  */
 create function public.claim_workflow_runs(
   p_batch_size integer default 1,
@@ -567,6 +571,7 @@ declare
   v_deployment jsonb;
   v_snapshot jsonb;
   v_environment_version bigint;
+  v_checkpoints jsonb;
 begin
   if p_batch_size is null or p_batch_size not between 1 and 100 or p_lease_seconds is null or p_lease_seconds not between 1 and 43200 then
     raise exception 'claim_workflow_runs: batch size 1 to 100, lease 1 to 43200 s' using errcode = '22023';
@@ -578,6 +583,7 @@ begin
       perform pgmq.delete('workflow_runs', v_message.msg_id);
       continue;
     end if;
+    -- A live lease, or a parking not yet over: hidden again until it ends.
     if v_run.status = 'running' and v_run.lease_expires_at > v_now then
       perform pgmq.set_vt('workflow_runs', v_message.msg_id, ceil(extract(epoch from v_run.lease_expires_at - v_now))::integer);
       continue;
@@ -586,16 +592,22 @@ begin
       perform workflows_private.close_run(v_run.id, 'cancelled', null, null, v_now);
       continue;
     end if;
-    if v_run.attempt >= v_run.max_attempts then
+    if v_run.attempt - v_run.park_attempt >= v_run.max_attempts then
       perform workflows_private.close_run(v_run.id, 'failed', 'WORKER_LOST',
-        format('The run was started %s times and its worker stopped each time; it was given up', v_run.attempt), v_now);
+        format('The run was started %s times and its worker stopped each time; it was given up', v_run.attempt - v_run.park_attempt), v_now);
       continue;
     end if;
     update public.workflow_executions e set
       status = 'running', attempt = e.attempt + 1, started_at = coalesce(e.started_at, v_now),
-      lease_expires_at = v_now + make_interval(secs => p_lease_seconds), queue_message_id = v_message.msg_id
+      lease_expires_at = v_now + make_interval(secs => p_lease_seconds), queue_message_id = v_message.msg_id, parked_until = null
     where e.id = v_run.id
     returning * into v_run;
+    -- Only a run that ran before has a history; a first attempt's payload is as it always was.
+    v_checkpoints := '{}'::jsonb;
+    if v_run.attempt > 1 then
+      select jsonb_build_object('checkpoints', coalesce(jsonb_agg(c.checkpoint order by c.seq), '[]'::jsonb)) into v_checkpoints
+      from workflows_private.run_checkpoints c where c.execution_id = v_run.id;
+    end if;
     select w.name,
       case when d.id is not null then jsonb_build_object('id', d.id, 'version', d.version)
         || case when d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end end,
@@ -608,18 +620,18 @@ begin
     left join workflows_private.environment_versions ev on ev.workspace_id = v_run.workspace_id
     where w.id = v_run.workflow_id;
     v_runs := v_runs || jsonb_build_array(workflows_private.run_payload(v_run, v_name, v_deployment, v_snapshot,
-      workflows_private.environment_payload(v_run.workspace_id, v_environment_version, (p_environment_versions ->> v_run.workspace_id::text)::bigint)));
+      workflows_private.environment_payload(v_run.workspace_id, v_environment_version, (p_environment_versions ->> v_run.workspace_id::text)::bigint))
+      || v_checkpoints);
   end loop;
   return jsonb_build_object('runs', v_runs);
 end;
 $$;
-comment on function public.claim_workflow_runs(integer, integer, uuid[], jsonb) is 'The async worker takes queued runs (or runs whose worker died) with everything they need. Service role only.';
+comment on function public.claim_workflow_runs(integer, integer, uuid[], jsonb) is 'The async worker takes queued runs, parked runs that are due and runs whose worker died, with everything they need and their history. Service role only.';
 
 /**
- * Keeps a long run alive: moves its lease (and its queue message's visibility) `p_lease_seconds`
- * ahead. Answers {alive, runStatus, attempt, leaseExpiresAt, cancelRequested}: `alive` false when the
- * run has ended or, with `p_attempt`, when another attempt has taken it over (this worker should
- * stop); `cancelRequested` when cancel_workflow_run asked this run to stop.
+ * Keeps a run alive (docs/workflow-runs.md). A sync run whose lease has
+ * already run out is not renewed: the heartbeat ends it as the sweeper would (WORKER_LOST) and
+ * answers alive false, since a retry of its request may already have been told it was lost.
  */
 create function public.heartbeat_workflow_run(p_execution_id uuid, p_attempt integer default null, p_lease_seconds integer default 120)
 returns jsonb
@@ -630,6 +642,7 @@ as $$
 declare
   v_now timestamptz := now();
   v_run public.workflow_executions;
+  v_alive boolean;
 begin
   if p_lease_seconds is null or p_lease_seconds not between 1 and 43200 then
     raise exception 'heartbeat_workflow_run: lease 1 to 43200 s' using errcode = '22023';
@@ -638,29 +651,25 @@ begin
   if not found then
     raise exception 'heartbeat_workflow_run: no execution %', p_execution_id using errcode = 'P0002';
   end if;
-  if v_run.status = 'running' and (p_attempt is null or p_attempt = v_run.attempt) then
+  if v_run.mode = 'sync' and v_run.status = 'running' and v_run.lease_expires_at < v_now then
+    perform workflows_private.end_expired_run(v_run, v_now);
+    select * into v_run from public.workflow_executions e where e.id = p_execution_id;
+  end if;
+  v_alive := coalesce(v_run.status = 'running' and v_run.parked_until is null and (p_attempt is null or p_attempt = v_run.attempt), false);
+  if v_alive then
     update public.workflow_executions e set lease_expires_at = v_now + make_interval(secs => p_lease_seconds)
     where e.id = p_execution_id returning * into v_run;
     if v_run.queue_message_id is not null then
       perform pgmq.set_vt('workflow_runs', v_run.queue_message_id, p_lease_seconds);
     end if;
-    return jsonb_build_object('alive', true, 'runStatus', v_run.status, 'attempt', v_run.attempt,
-      'leaseExpiresAt', v_run.lease_expires_at, 'cancelRequested', v_run.cancel_requested_at is not null);
   end if;
-  return jsonb_build_object('alive', false, 'runStatus', v_run.status, 'attempt', v_run.attempt,
+  return jsonb_build_object('alive', v_alive, 'runStatus', v_run.status, 'attempt', v_run.attempt,
     'leaseExpiresAt', v_run.lease_expires_at, 'cancelRequested', v_run.cancel_requested_at is not null);
 end;
 $$;
-comment on function public.heartbeat_workflow_run(uuid, integer, integer) is 'Extends a running run''s lease; tells its worker whether to go on and whether cancellation was requested. Service role only.';
+comment on function public.heartbeat_workflow_run(uuid, integer, integer) is 'Extends a running run''s lease (a sync run''s only while it has not run out); tells its worker whether to go on and whether cancellation was requested. Service role only.';
 
-/**
- * Cancels a run: a queued one at once (status cancelled, its queue message dropped; its base charge
- * stays, it was admitted), a running one by request: its worker sees `cancelRequested` on its next
- * heartbeat and finishes it as cancelled (or the sweeper does, if the worker is gone). An ended run
- * is left as it is. With `p_api_key` or `p_user_id` the caller must be allowed to run the
- * workflow (401/403/404 as for admit); without, the edge function vouches. Answers {status, body:
- * {executionId, status, cancelRequested}} or a refusal.
- */
+/** Cancels a run (docs/workflow-runs.md); a parked run, which no worker holds, is cancelled at once like a queued one. */
 create function public.cancel_workflow_run(p_execution_id uuid, p_api_key text default null, p_user_id uuid default null)
 returns jsonb
 language plpgsql
@@ -689,7 +698,7 @@ begin
   if v_access = 'forbidden' then
     return workflows_private.refusal(403, 'FORBIDDEN', 'Only a workspace editor or above may cancel runs');
   end if;
-  if v_run.status = 'queued' then
+  if v_run.status = 'queued' or (v_run.status = 'running' and v_run.parked_until is not null) then
     perform workflows_private.close_run(v_run.id, 'cancelled', null, null, v_now);
   elsif v_run.status = 'running' and v_run.cancel_requested_at is null then
     update public.workflow_executions e set cancel_requested_at = v_now where e.id = v_run.id;
@@ -699,20 +708,11 @@ begin
     'cancelRequested', v_run.cancel_requested_at is not null));
 end;
 $$;
-comment on function public.cancel_workflow_run(uuid, text, uuid) is 'Cancels a queued run at once, asks a running one to stop. Service role only.';
+comment on function public.cancel_workflow_run(uuid, text, uuid) is 'Cancels a queued or parked run at once, asks a running one to stop. Service role only.';
 
 -- The sweeper ------------------------------------------------------------------------------------
 
-/**
- * Closes runs whose worker is gone, so no record stays `running` (or `queued`) for ever:
- * - a sync run past its lease (its edge function died mid-run): failed, WORKER_LOST;
- * - an async run past its lease when it has no attempt left, or when no worker took it again within
- *   15 minutes (the queue redelivers it as soon as its message is visible): failed, WORKER_LOST;
- * - a run still queued 24 hours after admission: failed, NOT_STARTED;
- * - a running run whose cancellation was requested and whose lease ended: cancelled.
- * Runs locked by a lifecycle call are left for the next sweep. Returns how many runs it closed.
- * pg_cron runs it every minute; `p_now` lets tests move the clock.
- */
+/** Fails (or cancels) in-flight runs whose worker is gone (docs/workflow-runs.md), each through end_expired_run. */
 create function workflows_private.sweep_workflow_runs(p_now timestamptz default now())
 returns integer
 language plpgsql
@@ -729,21 +729,14 @@ begin
     order by e.lease_expires_at
     for update skip locked
   loop
-    if v_run.status = 'queued' then
-      perform workflows_private.close_run(v_run.id, 'failed', 'NOT_STARTED', 'No worker started the run within 24 hours of its admission', p_now);
-    elsif v_run.cancel_requested_at is not null then
-      perform workflows_private.close_run(v_run.id, 'cancelled', null, null, p_now);
-    elsif v_run.mode = 'sync' or v_run.attempt >= v_run.max_attempts or v_run.lease_expires_at < p_now - interval '15 minutes' then
-      perform workflows_private.close_run(v_run.id, 'failed', 'WORKER_LOST', 'The worker running this run stopped before finishing it', p_now);
-    else
-      continue;
+    if workflows_private.end_expired_run(v_run, p_now) then
+      v_closed := v_closed + 1;
     end if;
-    v_closed := v_closed + 1;
   end loop;
   return v_closed;
 end;
 $$;
-comment on function workflows_private.sweep_workflow_runs(timestamptz) is 'Fails (or cancels) in-flight runs whose worker is gone; pg_cron runs it every minute.';
+comment on function workflows_private.sweep_workflow_runs(timestamptz) is 'Fails (or cancels) in-flight runs whose worker is gone, leaving parked runs until they are due; pg_cron runs it every minute.';
 
 select cron.schedule('workflows-sweep-runs', '* * * * *', $$select workflows_private.sweep_workflow_runs()$$);
 
@@ -773,3 +766,38 @@ grant execute on function
   public.heartbeat_workflow_run(uuid, integer, integer),
   public.cancel_workflow_run(uuid, text, uuid)
   to service_role;
+-- Sync leases (docs/workflow-runs.md, "Leases") -----------------------------------------------------
+-- Sync runs are admitted with a short lease that the serving instance renews with
+-- heartbeat_workflow_run while the run is alive; whoever first sees a sync run's lease run out ends
+-- the run as the sweeper would (failed, WORKER_LOST): workflows_private.end_expired_run is that
+-- decision, shared by idempotent_replay, heartbeat_workflow_run and sweep_workflow_runs.
+
+/**
+ * Ends an in-flight run whose lease has run out, the way the sweeper does: a queued run failed
+ * NOT_STARTED, a run asked to stop cancelled, a sync run (its edge function is gone), an async run
+ * out of attempts or one no worker took within 15 minutes of its lease failed WORKER_LOST. Returns
+ * false, changing nothing, for an async run the queue may still hand out again. The caller holds
+ * the row lock and has checked the lease.
+ */
+create function workflows_private.end_expired_run(p_run public.workflow_executions, p_now timestamptz)
+returns boolean
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if p_run.status = 'queued' then
+    perform workflows_private.close_run(p_run.id, 'failed', 'NOT_STARTED', 'No worker started the run within 24 hours of its admission', p_now);
+  elsif p_run.cancel_requested_at is not null then
+    perform workflows_private.close_run(p_run.id, 'cancelled', null, null, p_now);
+  elsif p_run.mode = 'sync' or (p_run.parked_until is null and p_run.attempt - p_run.park_attempt >= p_run.max_attempts)
+    or p_run.lease_expires_at < p_now - interval '15 minutes' then
+    perform workflows_private.close_run(p_run.id, 'failed', 'WORKER_LOST', 'The worker running this run stopped before finishing it', p_now);
+  else
+    return false;
+  end if;
+  return true;
+end;
+$$;
+comment on function workflows_private.end_expired_run(public.workflow_executions, timestamptz) is 'The sweeper''s ending of one in-flight run whose lease ran out (false when an async run is left to the queue); shared by the sweeper, admission and the heartbeat.';
+revoke execute on function workflows_private.end_expired_run(public.workflow_executions, timestamptz) from public, anon, authenticated, service_role;

@@ -138,9 +138,9 @@ create trigger workflow_executions_queue_webhooks
 
 /**
  * The `data` of a delivery's event, as the spec's Events section lists it: the run's ids, status
- * (success, error, or cancelled), level, trigger, times, duration, cost and files; with the
- * subscription's include flags its final output, trace spans, and the paying account's execution
- * rate limits and usage at this moment.
+ * (success, error, or cancelled), level, trigger, times, duration, cost, files and `error`
+ * (run_error); with the subscription's include flags its final output (run_final_output), trace
+ * spans, and the paying account's execution rate limits and usage at this moment.
  */
 create function workflows_private.webhook_event_data(e public.workflow_executions, s public.webhook_subscriptions, p_now timestamptz)
 returns jsonb
@@ -161,10 +161,11 @@ declare
     'endedAt', e.ended_at,
     'totalDurationMs', e.duration_ms,
     'cost', coalesce(e.cost, workflows_private.run_cost(e.cost_total, null)),
-    'files', e.files);
+    'files', e.files,
+    'error', workflows_private.run_error(e.status, e.error_code, e.error_message, e.failed_block));
 begin
   if s.include_final_output then
-    v_data := v_data || jsonb_build_object('finalOutput', e.output);
+    v_data := v_data || jsonb_build_object('finalOutput', workflows_private.run_final_output(e.status, e.output));
   end if;
   if s.include_trace_spans then
     v_data := v_data || jsonb_build_object('traceSpans', coalesce(e.trace_spans, '[]'::jsonb));
@@ -506,3 +507,80 @@ grant execute on function
   public.redeliver_webhook(uuid),
   public.redeliver_failed_webhooks(uuid, timestamptz)
   to authenticated, service_role;
+-- Why a run failed ---------------------------------------------------------------------------------
+-- The logs API and completion webhooks carry `error: {code, message, blockId, blockName}` (null
+-- unless the run failed; the block fields null when no block ran). A failed run's `finalOutput` is
+-- null: the executor's output of a failed run is whatever it held when it stopped (often the
+-- trigger's echo of the input), which would read as if the run had answered it; the outputs of the
+-- blocks that did complete are in traceSpans. One definition of each (run_error, run_final_output)
+-- serves the log entries (list and detail, through log_entry_expression) and the webhook event.
+
+/**
+ * The `error` of a run as the logs API and completion webhooks show it: {code, message, blockId,
+ * blockName} for a failed run (blockId and blockName null when it failed before any block ran, as a
+ * refused input does), null for any other. Immutable SQL, so the planner inlines it in the page query.
+ */
+create function workflows_private.run_error(p_status public.workflow_run_status, p_code text, p_message text, p_failed_block jsonb)
+returns jsonb
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when p_status = 'failed' then jsonb_build_object(
+    'code', p_code,
+    'message', p_message,
+    'blockId', p_failed_block ->> 'id',
+    'blockName', p_failed_block ->> 'name') end;
+$$;
+comment on function workflows_private.run_error(public.workflow_run_status, text, text, jsonb) is 'The error object of a run for the logs API and webhooks: {code, message, blockId, blockName} when it failed, else null.';
+/**
+ * The `finalOutput` of a run as the logs API and completion webhooks show it: its output, except a
+ * failed run's, which is null (what the executor held when it stopped is not an answer; the
+ * completed blocks' outputs are in the trace spans).
+ */
+create function workflows_private.run_final_output(p_status public.workflow_run_status, p_output jsonb)
+returns jsonb
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when p_status = 'failed' then null else p_output end;
+$$;
+comment on function workflows_private.run_final_output(public.workflow_run_status, jsonb) is 'The finalOutput of a run for the logs API and webhooks: its output, null when it failed.';
+-- Log entries ----------------------------------------------------------------------------------------
+
+/**
+ * The SQL expression of a log entry of the run `e` (with its workflow `w` in full mode), as json:
+ * the spec's basic fields (id, workflowId, executionId, level, trigger, startedAt, endedAt,
+ * totalDurationMs, cost {total}, files) and `error` (run_error); with `p_full` the whole cost object
+ * and the workflow {id, name, description}; `executionData` with `traceSpans` and/or `finalOutput`
+ * (run_final_output) when asked for. Text for a query to embed, so each mode builds its entry with
+ * one json_build_object and no call per row; every value inside is a column or a function of
+ * columns, never caller input.
+ */
+create function workflows_private.log_entry_expression(p_full boolean, p_trace_spans boolean, p_final_output boolean)
+returns text
+language sql
+immutable
+set search_path = ''
+as $$
+  select format('json_build_object(%s)', concat_ws(', ',
+    $e$'id', e.id, 'workflowId', e.workflow_id, 'executionId', e.id, 'level', e.level, 'trigger', e.trigger,
+      'startedAt', e.started_at, 'endedAt', e.ended_at, 'totalDurationMs', e.duration_ms, 'files', e.files,
+      'error', workflows_private.run_error(e.status, e.error_code, e.error_message, e.failed_block)$e$,
+    case when p_full then $e$'cost', coalesce(e.cost, workflows_private.run_cost(e.cost_total, null)),
+      'workflow', json_build_object('id', w.id, 'name', w.name, 'description', w.description)$e$
+      else $e$'cost', json_build_object('total', trim_scale(e.cost_total))$e$ end,
+    case when p_trace_spans or p_final_output then format($e$'executionData', json_build_object(%s)$e$, concat_ws(', ',
+      case when p_trace_spans then $e$'traceSpans', coalesce(e.trace_spans, '[]'::jsonb)$e$ end,
+      case when p_final_output then $e$'finalOutput', workflows_private.run_final_output(e.status, e.output)$e$ end)) end));
+$$;
+revoke execute on function workflows_private.log_entry_expression(boolean, boolean, boolean) from public, anon, authenticated, service_role;
+comment on function workflows_private.log_entry_expression(boolean, boolean, boolean) is 'The json expression of a logs API entry of run e (workflow w) for a detail mode, for the logs queries to embed.';
+-- Access -------------------------------------------------------------------------------------------
+
+-- Pure helpers of the readers above (security definer), not an API of their own.
+revoke execute on function
+  workflows_private.run_error(public.workflow_run_status, text, text, jsonb),
+  workflows_private.run_final_output(public.workflow_run_status, jsonb)
+  from public, anon, authenticated, service_role;

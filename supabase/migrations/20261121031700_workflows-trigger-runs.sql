@@ -5,41 +5,7 @@
 -- the same admit_workflow_run as every run (usage limit, rate limit, base charge, record), through
 -- one more entry point, admit_trigger_run, which also records which trigger block the run starts
 -- from: a workflow may have several webhook or schedule triggers, and an async run is started by a
--- worker that only has the record to go by. admit_workflow_run's contract is unchanged.
-
-alter table public.workflow_executions add column trigger_block_id text;
-comment on column public.workflow_executions.trigger_block_id is 'The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind, as for API and manual runs).';
-
-/**
- * What a run needs to execute, as admit and claim return it (as before), now with the trigger block
- * it starts from (`triggerBlockId`) when one was recorded; runs whose trigger kind chooses the block
- * (API, manual) get exactly the answer they got before.
- */
-create or replace function workflows_private.run_payload(
-  p_run public.workflow_executions, p_workflow_name text, p_deployment jsonb, p_snapshot jsonb, p_environment jsonb
-)
-returns jsonb
-language plpgsql
-immutable
-set search_path = ''
-as $$
-begin
-  return jsonb_build_object(
-    'executionId', p_run.id,
-    'runStatus', p_run.status,
-    'trigger', p_run.trigger,
-    'mode', p_run.mode,
-    'attempt', p_run.attempt,
-    'leaseExpiresAt', p_run.lease_expires_at,
-    'input', p_run.input,
-    'workflow', jsonb_build_object('id', p_run.workflow_id, 'name', p_workflow_name, 'workspaceId', p_run.workspace_id),
-    'deployment', p_deployment,
-    'snapshot', p_snapshot,
-    'environment', p_environment)
-    || case when p_run.trigger_block_id is null then '{}'::jsonb else jsonb_build_object('triggerBlockId', p_run.trigger_block_id) end;
-end;
-$$;
-comment on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) is 'The execution context admit and claim return: run (with its trigger block when one was recorded), workflow, deployment or snapshot, environment.';
+-- worker that only has the record to go by (workflow_executions.trigger_block_id).
 
 /**
  * Admits a run of a trigger that has no caller to authenticate: `webhook` (the edge function checked

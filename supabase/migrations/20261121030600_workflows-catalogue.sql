@@ -1,7 +1,7 @@
 -- Workflow service: the block catalogue, generated from the block folders by catalogueSql() in
 -- supabase/functions/_shared/workflows/state/json-schemas.ts. Each row is a block type's category, the JSON
 -- Schema of its config, its config rules and its choice handles; the state row is the envelope's
--- JSON Schema. Do not edit: change blocks/<type>/ and generate a new migration.
+-- JSON Schema. Do not edit: change blocks/<type>/ and write catalogueSql() over this file.
 
 delete from workflows_private.block_types;
 insert into workflows_private.block_types (position, type, category, config_schema, rules, choice) values
@@ -33,7 +33,7 @@ insert into workflows_private.block_types (position, type, category, config_sche
     '[]'::jsonb,
     null),
   (10, 'response', 'core', '{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"type":"string","minLength":1}]},"headers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}},"body":{}},"additionalProperties":false}'::jsonb,
-    '[]'::jsonb,
+    '[{"rule":"keys_match","field":"headers","pattern":"^[!#$%&''*+.^_`|~0-9A-Za-z-]+$","message":"header name {key} is not a valid HTTP field name (RFC 9110: letters, digits and !#$%&''*+-.^_`|~ only; no spaces or line breaks)"}]'::jsonb,
     null),
   (11, 'loop', 'container', '{"type":"object","properties":{},"additionalProperties":false}'::jsonb,
     '[]'::jsonb,

@@ -83,7 +83,10 @@ create table public.workflow_executions (
   -- The one invariant kept as a constraint (see the enums above for why there are not more): a run
   -- has started unless queued, and has ended exactly when its status is final.
   constraint workflow_executions_timeline check (
-    (status = 'queued') = (started_at is null) and (status in ('completed', 'failed', 'cancelled')) = (ended_at is not null))
+    (status = 'queued') = (started_at is null) and (status in ('completed', 'failed', 'cancelled')) = (ended_at is not null)),
+  trigger_block_id text,
+  parked_until timestamptz,
+  park_attempt integer not null default 0
 );
 comment on table public.workflow_executions is 'One row per workflow run from any trigger; id is the executionId. Written only by the run lifecycle functions (admit, claim, heartbeat, finish, cancel, sweeper); members of the workspace read them.';
 comment on column public.workflow_executions.billing_account_id is 'The account the run was charged to when admitted.';
@@ -118,6 +121,16 @@ comment on column public.workflow_executions.failed_block is '{id, name, type} o
 comment on column public.workflow_executions.trace_spans is 'The executor''s trace spans.';
 comment on column public.workflow_executions.files is 'Files the run received or produced (UserFile objects), or null.';
 comment on column public.workflow_executions.response is 'What the HTTP endpoint answered ({status, headers, body}), replayed for a repeated Idempotency-Key.';
+comment on column public.workflow_executions.trigger_block_id is 'The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind, as for API and manual runs).';
+comment on column public.workflow_executions.parked_until is 'While an async run is parked at a long Wait: when it resumes (its lease and its queue message end then). Null otherwise.';
+comment on column public.workflow_executions.park_attempt is 'The attempt that last parked the run: attempts since then count toward max_attempts, so a run that parks and resumes many times is not given up.';
+-- A workflow's errors above a duration (`workflowIds=…&level=error&minDurationMs=…`) are rare, so
+-- walking the workflow's errors newest first would read thousands of rows to find a page; with the
+-- duration in the key, Postgres reads only the matching rows and sorts those.
+
+create index workflow_executions_workflow_error_durations_idx
+  on public.workflow_executions (workflow_id, duration_ms)
+  where level = 'error' and ended_at is not null;
 
 create index workflow_executions_workspace_started_idx on public.workflow_executions (workspace_id, started_at desc, id desc);
 create index workflow_executions_workflow_started_idx on public.workflow_executions (workflow_id, started_at desc, id desc);
@@ -163,16 +176,13 @@ comment on function workflows_private.expire_idempotency_keys(timestamptz) is 'D
 select cron.schedule('workflows-expire-idempotency-keys', '17 * * * *', $$select workflows_private.expire_idempotency_keys()$$);
 
 -- The async queue ----------------------------------------------------------------------------------
--- Each message is {executionId}; the row holds everything else. The worker function does not exist
--- yet, so it is registered disabled: the local poller would otherwise call a missing function
--- (404, retried with back-off, a warning each time) whenever a message is visible, and on hosted
--- Supabase a cron job would do the same every minute. Queued runs simply wait (and the sweeper
--- fails those not started within 24 hours). The migration that adds workflow-worker enables it:
---   update platform.queue_workers set enabled = true where queue_name = 'workflow_runs';
+-- Each message is {executionId}; the row holds everything else. The workflow-worker edge function
+-- drains it: the local poller calls it whenever a message is visible, and on hosted Supabase the
+-- registry's trigger schedules the per-minute cron job that does the same.
 
 select pgmq.create('workflow_runs');
 insert into platform.queue_workers (queue_name, function_name, batch_size, visibility_timeout, enabled)
-values ('workflow_runs', 'workflow-worker', 10, 120, false)
+values ('workflow_runs', 'workflow-worker', 10, 120, true)
 on conflict (queue_name) do nothing;
 
 -- Files ----------------------------------------------------------------------------------------------
