@@ -77,6 +77,30 @@ revoke execute on function public.has_role(uuid, public.app_role) from public, a
 grant execute on function public.has_role(uuid, public.app_role) to authenticated, service_role;
 
 /**
+ * Why the caller may not reset `p_target`'s password, or null when they may: 'not_an_admin' for a
+ * caller who is neither admin nor super admin (whoever the target, so it tells nothing about
+ * which ids exist), 'target_is_super_admin' when an admin aims at a super admin, so an admin
+ * cannot take over the one account above theirs.
+ */
+create function public.password_reset_refusal(p_target uuid)
+returns text
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select case
+    when not (public.has_role((select auth.uid()), 'admin') or public.has_role((select auth.uid()), 'super_admin')) then 'not_an_admin'
+    when public.has_role(p_target, 'super_admin') and not public.has_role((select auth.uid()), 'super_admin') then 'target_is_super_admin'
+  end;
+$$;
+comment on function public.password_reset_refusal(uuid) is
+  'Null when the caller may reset the user''s password; otherwise not_an_admin or target_is_super_admin.';
+
+revoke execute on function public.password_reset_refusal(uuid) from public, anon;
+grant execute on function public.password_reset_refusal(uuid) to authenticated;
+
+/**
  * Trigger function: refuses to remove or change the last super_admin grant, so the portal can
  * never lock itself out of its only unrestricted role.
  */

@@ -365,5 +365,45 @@ create policy "Technicians can read the products of their proposals" on public.p
     where proposals.product_id = products.id and proposals.technician_id = (select auth.uid())
   ));
 
+-- What a caller may print or send -------------------------------------------------------------------
+
+/**
+ * The document a caller may print or send: the proposal with its customer, product and technician,
+ * as the PDF and e-mail renderers take it. Null when the proposal does not exist or the caller is
+ * neither its technician nor an admin or super admin, so a stranger's id and a missing one answer
+ * alike. Security definer because the embedded rows follow the proposal, not the caller's own
+ * policies: a customer since transferred to another technician, or a product since retired, still
+ * belongs on the proposal's document. It reads the caller from auth.uid() and nothing else.
+ */
+create function public.proposal_document(p_proposal_id uuid)
+returns jsonb
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select jsonb_build_object(
+    'id', p.id, 'code', p.code, 'status', p.status, 'technician_id', p.technician_id,
+    'monthly_value', p.monthly_value, 'contract_months', p.contract_months, 'total_value', p.total_value,
+    'approval_token_expires_at', p.approval_token_expires_at, 'created_at', p.created_at,
+    'customers', jsonb_build_object('company_name', c.company_name, 'contact_name', c.contact_name, 'email', c.email,
+      'phone', c.phone, 'cnpj', c.cnpj),
+    'products', jsonb_build_object('name', pr.name, 'description', pr.description),
+    'profiles', jsonb_build_object('full_name', t.full_name, 'email', t.email))
+  from public.proposals p
+  join public.customers c on c.id = p.customer_id
+  join public.products pr on pr.id = p.product_id
+  join public.profiles t on t.user_id = p.technician_id
+  where p.id = p_proposal_id
+    and (p.technician_id = (select auth.uid())
+      or public.has_role((select auth.uid()), 'admin')
+      or public.has_role((select auth.uid()), 'super_admin'));
+$$;
+comment on function public.proposal_document(uuid) is
+  'A proposal with its customer, product and technician for the PDF and e-mail, or null unless the caller is its technician or an admin.';
+
+revoke execute on function public.proposal_document(uuid) from public, anon;
+grant execute on function public.proposal_document(uuid) to authenticated;
+
 -- Nothing in portal_private is callable by PUBLIC (see the foundation migration).
 revoke execute on all functions in schema portal_private from public;
