@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ClaimsVerifier } from "../auth/jwt-claims.ts";
-import { isAdministrator, requireCaller } from "./caller.ts";
+import { requireCaller } from "./caller.ts";
 
 function token(payload: Record<string, unknown>): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -45,14 +45,5 @@ describe("requireCaller", () => {
   });
   it("decodes non-ASCII claims", async () => {
     expect((await requireCaller(withToken(token({ sub, role: "authenticated", name: "João Ávila" })), unverifiable)).userId).toBe(sub);
-  });
-});
-
-describe("isAdministrator", () => {
-  it("is true for admin and super_admin only", () => {
-    expect(isAdministrator(new Set(["admin"]))).toBe(true);
-    expect(isAdministrator(new Set(["super_admin"]))).toBe(true);
-    expect(isAdministrator(new Set(["technician"]))).toBe(false);
-    expect(isAdministrator(new Set())).toBe(false);
   });
 });
