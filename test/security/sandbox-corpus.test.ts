@@ -87,6 +87,12 @@ const EXPRESSIONS: Entry[] = [
 
 /** What the sandbox says of a call that waited out its whole deadline before it could start. */
 const NO_TIME_LEFT = "no time left to run";
+/**
+ * How many times a call that waited out its whole deadline for a free engine, and so ran nothing,
+ * is made: on a loaded machine two in a row happen, and the test is about what the code does once
+ * it runs, not about how soon an engine frees up.
+ */
+const ATTEMPTS_WHILE_NOTHING_RAN = 5;
 
 /** Strings the answers must never hold: the stack's keys and secret. */
 const SECRETS = [env.serviceRoleKey, env.secretKey, env.jwtSecret];
@@ -148,7 +154,9 @@ describe("the sandbox corpus", () => {
     const problems = await inTurns(entries, async (entry) => {
       let answer = await manualRun(entry.name, functionState(entry.code));
       // On a loaded machine a call can wait out its whole deadline for a thread; run it again alone.
-      if (String(answer.body.error).includes(NO_TIME_LEFT)) answer = await manualRun(entry.name, functionState(entry.code));
+      for (let attempt = 1; attempt < ATTEMPTS_WHILE_NOTHING_RAN && String(answer.body.error).includes(NO_TIME_LEFT); attempt += 1) {
+        answer = await manualRun(entry.name, functionState(entry.code));
+      }
       const problem = problemWith(entry, answer, (body) => (body.output as { result?: unknown } | undefined)?.result);
       return problem && `${entry.name}: ${problem}`;
     });
@@ -189,8 +197,8 @@ describe("the sandbox corpus", () => {
         return { response, text: await response.text(), seconds: (performance.now() - started) / 1000 };
       };
       let { response, text, seconds } = await call();
-      // As above: a call that waited out its deadline for a worker ran nothing; once more.
-      if (text.includes(NO_TIME_LEFT)) ({ response, text, seconds } = await call());
+      // As above: a call that waited out its deadline for a worker ran nothing; again.
+      for (let attempt = 1; attempt < ATTEMPTS_WHILE_NOTHING_RAN && text.includes(NO_TIME_LEFT); attempt += 1) ({ response, text, seconds } = await call());
       const body = text.startsWith("{") ? (JSON.parse(text) as { ok?: boolean; code?: string; resultJson?: string }) : {};
       // The function applies the result budget as OUTPUT_TOO_LARGE does in the pool.
       const failures = "fails" in entry.outcome ? entry.outcome.fails.map((code) => (code === "OUTPUT_TOO_LARGE" ? "RESULT_TOO_LARGE" : code)) : [];
