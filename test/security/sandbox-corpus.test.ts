@@ -94,6 +94,13 @@ const NO_TIME_LEFT = "no time left to run";
  */
 const ATTEMPTS_WHILE_NOTHING_RAN = 5;
 
+/** Makes `call` again, up to ATTEMPTS_WHILE_NOTHING_RAN times in all, while its answer says nothing ran. */
+async function callUntilItRan<T>(call: () => Promise<T>, answerText: (answer: T) => string): Promise<T> {
+  let answer = await call();
+  for (let attempt = 1; attempt < ATTEMPTS_WHILE_NOTHING_RAN && answerText(answer).includes(NO_TIME_LEFT); attempt += 1) answer = await call();
+  return answer;
+}
+
 /** Strings the answers must never hold: the stack's keys and secret. */
 const SECRETS = [env.serviceRoleKey, env.secretKey, env.jwtSecret];
 /** An answer's size bound: the budgets cut outputs at 4 MiB and traces well below. */
@@ -152,11 +159,8 @@ beforeAll(async () => {
 describe("the sandbox corpus", () => {
   it.each(Object.entries(CORPUS))("%s: each Function ends as documented, quickly, showing nothing of the host", async (_category, entries) => {
     const problems = await inTurns(entries, async (entry) => {
-      let answer = await manualRun(entry.name, functionState(entry.code));
       // On a loaded machine a call can wait out its whole deadline for a thread; run it again alone.
-      for (let attempt = 1; attempt < ATTEMPTS_WHILE_NOTHING_RAN && String(answer.body.error).includes(NO_TIME_LEFT); attempt += 1) {
-        answer = await manualRun(entry.name, functionState(entry.code));
-      }
+      const answer = await callUntilItRan(() => manualRun(entry.name, functionState(entry.code)), (run) => String(run.body.error));
       const problem = problemWith(entry, answer, (body) => (body.output as { result?: unknown } | undefined)?.result);
       return problem && `${entry.name}: ${problem}`;
     });
@@ -196,9 +200,8 @@ describe("the sandbox corpus", () => {
         });
         return { response, text: await response.text(), seconds: (performance.now() - started) / 1000 };
       };
-      let { response, text, seconds } = await call();
       // As above: a call that waited out its deadline for a worker ran nothing; again.
-      for (let attempt = 1; attempt < ATTEMPTS_WHILE_NOTHING_RAN && text.includes(NO_TIME_LEFT); attempt += 1) ({ response, text, seconds } = await call());
+      const { response, text, seconds } = await callUntilItRan(call, (answer) => answer.text);
       const body = text.startsWith("{") ? (JSON.parse(text) as { ok?: boolean; code?: string; resultJson?: string }) : {};
       // The function applies the result budget as OUTPUT_TOO_LARGE does in the pool.
       const failures = "fails" in entry.outcome ? entry.outcome.fails.map((code) => (code === "OUTPUT_TOO_LARGE" ? "RESULT_TOO_LARGE" : code)) : [];
