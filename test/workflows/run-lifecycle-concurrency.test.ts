@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "../helpers/env.ts";
+import { until } from "../helpers/until.ts";
 
 const SESSIONS = 16;
 
@@ -145,6 +146,10 @@ describe("the run lifecycle under concurrency", () => {
     // The workflow-worker function drains the same queue meanwhile: a run it took is one these
     // sessions never saw. Either way each run was taken exactly once: attempt 1, no longer queued.
     for (const executionId of queued) expect(claimedBy.get(executionId) ?? 0, executionId).toBeLessThanOrEqual(1);
+    // A message the worker has read but not yet recorded its claim of is invisible to the sessions
+    // and still attempt 0: wait for the worker to record what it holds before reading the runs.
+    await until("the workflow worker to record the claims of the runs it took", async () =>
+      (await admin<{ waiting: number }[]>`select count(*)::int as waiting from public.workflow_executions where workflow_id = ${workflowId} and attempt = 0`)[0].waiting === 0);
     const runs = await admin<{ id: string; attempt: number; status: string }[]>`
       select id, attempt, status::text from public.workflow_executions where workflow_id = ${workflowId}`;
     expect(runs).toHaveLength(12);
