@@ -65,7 +65,10 @@ export type JwtFailure =
   | { reason: "unknown_key" | "wrong_algorithm"; alg: unknown }
   | { reason: "claim_type"; claim: TimeClaim };
 
-/** Why a token failed verification: `failure` says it as a value, the message as golang-jwt words it (GoTrue appends this text). */
+/**
+ * Why a token failed verification: `failure` says it as a value, the message as golang-jwt words it
+ * (GoTrue appends this text to its own).
+ */
 export class JwtVerificationError extends Error {
   constructor(
     readonly failure: JwtFailure,
