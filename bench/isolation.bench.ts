@@ -10,7 +10,7 @@ import { cpus } from "node:os";
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import WebSocket from "ws";
 import { sandboxPoolSize } from "../supabase/functions/_shared/workflows/sandbox/sandbox-choice.ts";
-import { accountShare } from "../supabase/functions/_shared/workflows/sandbox/sandbox-pool.ts";
+import { accountShare } from "../supabase/functions/_shared/workflows/sandbox/fair-queue.ts";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowStateInput } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { describeLoad, runLoad, type PreparedRequest } from "./gamification/load.ts";

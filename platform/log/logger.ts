@@ -1,8 +1,12 @@
+import { formatLogLine as logLine } from "../../supabase/functions/_shared/http/logger.ts";
+
 /**
- * The platform's one structured logger: one JSON line per event with the same fields for every
- * service (`time`, `level`, `service`, `message`, then the event's own fields), so one reader (a
- * test, `jq`, a person with `grep`) understands every log in `.orbita/<profile>/logs/`. Info lines
- * go to stdout and the rest to stderr; the supervisor appends both to the service's log file.
+ * The platform's one structured logger: one JSON line per event, written by the edge functions'
+ * line formatter so platform processes and functions share one field set (`time`, `level`,
+ * `service`, `message`, then the event's own fields; docs/http-toolkit.md), and one reader (a test,
+ * `jq`, a person with `grep`) understands every log in `.orbita/<profile>/logs/`. Info lines go to
+ * stdout and the rest to stderr; the supervisor appends both to the service's log file. Unlike the
+ * functions' logger, it keeps an Error's stack: these logs stay on the machine.
  *
  * Only `console` is used, so the module runs under Node (the platform server, the workers) and under
  * Deno (the functions host) alike.
@@ -30,7 +34,7 @@ function describeError(error: Error): Record<string, unknown> {
 /** The line for one event; exported so its shape can be tested without capturing the console. */
 export function formatLogLine(service: string, level: LogLevel, message: string, fields: LogFields = {}, now = new Date()): string {
   const own = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value instanceof Error ? describeError(value) : value]));
-  return JSON.stringify({ time: now.toISOString(), level, service, message, ...own });
+  return logLine(service, level, message, own, now);
 }
 
 /** The logger of `service` (e.g. "auth", "storage", "functions", "queue-workers"). */

@@ -6,7 +6,6 @@ import type { StorageContext } from "./context.ts";
 import { connectDatabase } from "./database.ts";
 import { fromDatabaseError, storageErrors } from "./errors.ts";
 import { stackKeys } from "../keys/signing-keys.ts";
-import { storageKeys } from "./identity.ts";
 import { ObjectStore } from "./object-store.ts";
 import { createBucketRoutes } from "./routes-bucket.ts";
 import { objectAccess } from "./object-access.ts";
@@ -31,7 +30,7 @@ export function createStorageService(config: StackConfig): PlatformService {
     db: connectDatabase(config),
     store,
     settings: loadStorageSettings(),
-    keys: storageKeys(stackKeys(config)),
+    keys: stackKeys(config),
     log: createLogger("storage"),
   };
   // The folders are prepared (and orphaned bytes swept) once, before the first request is served.

@@ -1,7 +1,7 @@
+import type { VerificationKeys } from "../keys/verify-jwt.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Database } from "./database.ts";
 import type { ObjectStore } from "./object-store.ts";
-import type { StorageKeys } from "./identity.ts";
 import type { StorageSettings } from "./settings.ts";
 
 /** What every route handler needs: the database, the bytes on disk, the settings and the JWT key. */
@@ -10,7 +10,7 @@ export interface StorageContext {
   store: ObjectStore;
   settings: StorageSettings;
   /** The project's JWT secret (verifies HS256 callers, signs URLs) and public signing keys. */
-  keys: StorageKeys;
+  keys: VerificationKeys;
   /** Reports unexpected failures; request paths must not write to the console themselves. */
   log: Logger;
 }

@@ -41,7 +41,7 @@ export function objectAccess(ctx: StorageContext): ObjectAccess {
     return bucket;
   };
   return {
-    authenticate: (request) => verifyAuthorization(request.headers.get("authorization"), ctx.keys),
+    authenticate: async (request) => verifyAuthorization(request.headers.get("authorization"), ctx.keys),
     scopeOf: (request, identity, operation) => ({ identity, method: request.method, path: new URL(request.url).pathname, headers: request.headers, operation }),
     existingBucket,
     serve: async (request, lookup) => {

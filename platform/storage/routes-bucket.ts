@@ -17,7 +17,7 @@ import { createBucketBody, listBucketsQuery, readJson, updateBucketBody, validat
 export function createBucketRoutes(ctx: StorageContext): Hono {
   const app = new Hono();
   const scopeOf = async (request: Request, operation: string): Promise<RequestScope> => ({
-    identity: await verifyAuthorization(request.headers.get("authorization"), ctx.keys),
+    identity: verifyAuthorization(request.headers.get("authorization"), ctx.keys),
     method: request.method,
     path: new URL(request.url).pathname,
     headers: request.headers,

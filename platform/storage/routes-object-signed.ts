@@ -30,14 +30,13 @@ export function objectSignedRoutes(ctx: StorageContext, access: ObjectAccess): H
     const { expiresIn, paths } = await readJson(request, signManyBody);
     const scope = access.scopeOf(request, identity, "storage.object.sign_many");
     const visible = await asCaller(ctx.db, scope, (tx) => visibleNames(tx, bucketId, paths));
-    const results = await Promise.all(
-      paths.map(async (path) =>
+    return Response.json(
+      paths.map((path) =>
         visible.has(path)
-          ? { error: null, path, signedURL: signedUrlPath(bucketId, path, await signObjectToken(bucketId, path, expiresIn, ctx.keys)) }
+          ? { error: null, path, signedURL: signedUrlPath(bucketId, path, signObjectToken(bucketId, path, expiresIn, ctx.keys)) }
           : { error: CANNOT_SIGN, path, signedURL: null },
       ),
     );
-    return Response.json(results);
   });
 
   app.post(`/sign/${BUCKET}/${NAME}`, async (c) => {
@@ -50,7 +49,7 @@ export function objectSignedRoutes(ctx: StorageContext, access: ObjectAccess): H
     if (!object) throw storageErrors.noSuchKey();
     // A URL signed with `transform` is an image URL: /render/image/sign/..., its token naming the transformations.
     const transformations = transform ? transformationsString(transform) : "";
-    const token = await signObjectToken(bucketId, objectName, expiresIn, ctx.keys, transformations || undefined);
+    const token = signObjectToken(bucketId, objectName, expiresIn, ctx.keys, transformations || undefined);
     const path = signedUrlPath(bucketId, objectName, token);
     return Response.json({ signedURL: transformations ? path.replace(/^\/object\/sign\//, "/render/image/sign/") : path });
   });
@@ -60,7 +59,7 @@ export function objectSignedRoutes(ctx: StorageContext, access: ObjectAccess): H
     const request = c.req.raw;
     const url = new URL(request.url);
     const { bucketId, objectName } = objectLocation(url.pathname, 2);
-    await verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.keys);
+    verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.keys);
     return access.serve(request, () => findObject(ctx.db, bucketId, objectName));
   });
 
@@ -72,7 +71,7 @@ export function objectSignedRoutes(ctx: StorageContext, access: ObjectAccess): H
     await access.existingBucket(bucketId);
     const upsert = request.headers.get("x-upsert") === "true";
     await assertCanUpload(ctx, access.scopeOf(request, identity, "storage.object.upload_sign"), bucketId, objectName, upsert);
-    const token = await signUploadToken(bucketId, objectName, { owner: identity.sub, upsert }, ctx.keys);
+    const token = signUploadToken(bucketId, objectName, { owner: identity.sub, upsert }, ctx.keys);
     return Response.json({ url: signedUploadPath(bucketId, objectName, token), token });
   });
 
@@ -81,7 +80,7 @@ export function objectSignedRoutes(ctx: StorageContext, access: ObjectAccess): H
     const url = new URL(request.url);
     const { bucketId, objectName } = objectLocation(url.pathname, 3);
     const token = url.searchParams.get("token") ?? undefined;
-    const grant = await verifyUploadToken(token, bucketId, objectName, ctx.keys);
+    const grant = verifyUploadToken(token, bucketId, objectName, ctx.keys);
     // The URL's holder was authorised when it was signed; the upload itself runs with the service
     // role and records the signer as owner, as Storage does.
     const identity: Identity = {

@@ -39,7 +39,7 @@ export function createRenderRoutes(ctx: StorageContext): (request: Request) => P
     if (request.method !== "GET" && request.method !== "HEAD") throw storageErrors.notFoundRoute(request.method, url.pathname);
     const { bucketId, objectName } = objectLocation(url.pathname, 3);
     if (kind === "authenticated") {
-      const identity = await verifyAuthorization(request.headers.get("authorization"), ctx.keys);
+      const identity = verifyAuthorization(request.headers.get("authorization"), ctx.keys);
       const scope = { identity, method: request.method, path: url.pathname, headers: request.headers, operation: "storage.render.image_authenticated" };
       return render(await asCaller(ctx.db, scope, (tx) => findObject(tx, bucketId, objectName)), queryOptions(url));
     }
@@ -49,7 +49,7 @@ export function createRenderRoutes(ctx: StorageContext): (request: Request) => P
       return render(await findObject(ctx.db, bucketId, objectName), queryOptions(url));
     }
     if (kind === "sign") {
-      const { transformations } = await verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.keys);
+      const { transformations } = verifyObjectToken(url.searchParams.get("token") ?? undefined, bucketId, objectName, ctx.keys);
       return render(await findObject(ctx.db, bucketId, objectName), parseTransformations(transformations ?? ""));
     }
     throw storageErrors.notFoundRoute(request.method, url.pathname);

@@ -1,23 +1,20 @@
-import { SignJWT } from "jose";
+import { signHs256 } from "../keys/api-keys.ts";
+import type { VerificationKeys } from "../keys/verify-jwt.ts";
 import { storageErrors } from "./errors.ts";
-import { verifyToken, type StorageKeys } from "./identity.ts";
+import { verifyToken } from "./identity.ts";
 
 /**
  * Signed download URLs. The token is an HS256 JWT over `url` = "bucket/path" (and, for image URLs,
  * the `transformations` it was signed for) with `iat` and `exp`, signed with the project's JWT
- * secret as Storage signs it, so a URL minted here is shaped like one
- * minted by Storage. Whoever holds the URL can download until `exp`; no Authorization is needed.
- * Signed upload URLs work the same way with their own scope.
+ * secret as Storage signs it (header `{alg, typ}`, claims in that order), so a URL minted here is
+ * shaped like one minted by Storage. Whoever holds the URL can download until `exp`; no
+ * Authorization is needed. Signed upload URLs work the same way with their own scope.
  */
 
 /** Mints the token for `bucket/path` valid for `expiresIn` seconds. */
-export async function signObjectToken(bucketId: string, objectName: string, expiresIn: number, keys: StorageKeys, transformations?: string): Promise<string> {
+export function signObjectToken(bucketId: string, objectName: string, expiresIn: number, keys: VerificationKeys, transformations?: string): string {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ url: `${bucketId}/${objectName}`, ...(transformations ? { transformations } : {}) })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuedAt(now)
-    .setExpirationTime(now + expiresIn)
-    .sign(keys.secret);
+  return signHs256({ url: `${bucketId}/${objectName}`, ...(transformations ? { transformations } : {}), iat: now, exp: now + expiresIn }, keys.secret);
 }
 
 /** The path Storage answers with (unencoded: storage-js runs `encodeURI` over it). */
@@ -30,8 +27,8 @@ export function signedUrlPath(bucketId: string, objectName: string, token: strin
  * InvalidJWT (with the reason); a valid token for another object, or an upload token used to
  * download, is InvalidSignature.
  */
-export async function verifyObjectToken(token: string | undefined, bucketId: string, objectName: string, keys: StorageKeys): Promise<{ transformations: string | null }> {
-  const payload = await verifiedPayload(token, bucketId, objectName, keys);
+export function verifyObjectToken(token: string | undefined, bucketId: string, objectName: string, keys: VerificationKeys): { transformations: string | null } {
+  const payload = verifiedPayload(token, bucketId, objectName, keys);
   if (payload.scope === UPLOAD_SCOPE) throw storageErrors.invalidSignature();
   return { transformations: typeof payload.transformations === "string" ? payload.transformations : null };
 }
@@ -49,13 +46,10 @@ export interface UploadGrant {
 }
 
 /** Mints the token of a signed upload URL for `bucket/path`. */
-export async function signUploadToken(bucketId: string, objectName: string, grant: UploadGrant, keys: StorageKeys): Promise<string> {
+export function signUploadToken(bucketId: string, objectName: string, grant: UploadGrant, keys: VerificationKeys): string {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ url: `${bucketId}/${objectName}`, owner: grant.owner ?? undefined, upsert: grant.upsert, scope: UPLOAD_SCOPE })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuedAt(now)
-    .setExpirationTime(now + SIGNED_UPLOAD_TTL_SECONDS)
-    .sign(keys.secret);
+  // JSON leaves an undefined owner out: a URL signed without a user carries no owner claim.
+  return signHs256({ url: `${bucketId}/${objectName}`, owner: grant.owner ?? undefined, upsert: grant.upsert, scope: UPLOAD_SCOPE, iat: now, exp: now + SIGNED_UPLOAD_TTL_SECONDS }, keys.secret);
 }
 
 /** The path of a signed upload URL, as Storage answers it. */
@@ -64,17 +58,15 @@ export function signedUploadPath(bucketId: string, objectName: string, token: st
 }
 
 /** Checks an upload token against its path (errors as for downloads) and returns its grant. */
-export async function verifyUploadToken(token: string | undefined, bucketId: string, objectName: string, keys: StorageKeys): Promise<UploadGrant> {
-  const payload = await verifiedPayload(token, bucketId, objectName, keys);
+export function verifyUploadToken(token: string | undefined, bucketId: string, objectName: string, keys: VerificationKeys): UploadGrant {
+  const payload = verifiedPayload(token, bucketId, objectName, keys);
   if (payload.scope !== UPLOAD_SCOPE) throw storageErrors.invalidSignature();
   return { owner: typeof payload.owner === "string" ? payload.owner : null, upsert: payload.upsert === true };
 }
 
-async function verifiedPayload(token: string | undefined, bucketId: string, objectName: string, keys: StorageKeys) {
+function verifiedPayload(token: string | undefined, bucketId: string, objectName: string, keys: VerificationKeys) {
   if (!token) throw storageErrors.missingParameter("token");
-  const payload = await verifyToken(token, keys).catch((error: unknown) => {
-    throw storageErrors.invalidJwt(error instanceof Error ? error.message : "Invalid JWT");
-  });
+  const payload = verifyToken(token, keys, storageErrors.invalidJwt);
   if (payload.url !== `${bucketId}/${objectName}`) throw storageErrors.invalidSignature();
   return payload;
 }

@@ -55,9 +55,31 @@ create trigger user_roles_set_updated_at
   for each row execute function portal_private.set_updated_at();
 
 /**
- * Whether a user holds a role. Security definer so policies can call it without the caller being
- * able to read user_roles; it returns one boolean about one user and nothing else. The leading
- * underscores in the argument names are the RPC contract (PostgREST matches arguments by name).
+ * Whether a user holds any of the roles: "an admin or a super admin" is one call. Security definer
+ * so callers need not read user_roles; it returns one boolean about one user and nothing else.
+ */
+create function portal_private.has_any_role(p_user_id uuid, p_roles public.app_role[])
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select exists (
+    select 1 from public.user_roles where user_id = p_user_id and role = any (p_roles)
+  );
+$$;
+comment on function portal_private.has_any_role(uuid, public.app_role[]) is
+  'True when the user holds at least one of the roles. For the portal''s functions that let admins and super admins alike through.';
+
+-- The proposals' status trigger calls it as the signed-in caller.
+revoke execute on function portal_private.has_any_role(uuid, public.app_role[]) from public, anon;
+grant execute on function portal_private.has_any_role(uuid, public.app_role[]) to authenticated, service_role;
+
+/**
+ * Whether a user holds a role (has_any_role of one). Each policy names one audience, so policies
+ * call this. The leading underscores in the argument names are the RPC contract (PostgREST matches
+ * arguments by name).
  */
 create function public.has_role(_user_id uuid, _role public.app_role)
 returns boolean
@@ -66,9 +88,7 @@ stable
 security definer
 set search_path = ''
 as $$
-  select exists (
-    select 1 from public.user_roles where user_id = _user_id and role = _role
-  );
+  select portal_private.has_any_role(_user_id, array[_role]);
 $$;
 comment on function public.has_role(uuid, public.app_role) is
   'True when the user holds the role. Used by every portal policy; callable as RPC by signed-in users.';
@@ -90,7 +110,7 @@ security definer
 set search_path = ''
 as $$
   select case
-    when not (public.has_role((select auth.uid()), 'admin') or public.has_role((select auth.uid()), 'super_admin')) then 'not_an_admin'
+    when not portal_private.has_any_role((select auth.uid()), '{admin,super_admin}') then 'not_an_admin'
     when public.has_role(p_target, 'super_admin') and not public.has_role((select auth.uid()), 'super_admin') then 'target_is_super_admin'
   end;
 $$;

@@ -212,7 +212,7 @@ declare
   -- code run as the function owner or service_role.
   via_api boolean := current_user in ('anon', 'authenticated');
   caller uuid := auth.uid();
-  is_admin boolean := public.has_role(caller, 'admin') or public.has_role(caller, 'super_admin');
+  is_admin boolean := portal_private.has_any_role(caller, '{admin,super_admin}');
 begin
   if old.status <> 'pending' and (
     new.monthly_value, new.contract_months, new.product_id, new.customer_id, new.technician_id
@@ -395,9 +395,7 @@ as $$
   join public.products pr on pr.id = p.product_id
   join public.profiles t on t.user_id = p.technician_id
   where p.id = p_proposal_id
-    and (p.technician_id = (select auth.uid())
-      or public.has_role((select auth.uid()), 'admin')
-      or public.has_role((select auth.uid()), 'super_admin'));
+    and (p.technician_id = (select auth.uid()) or portal_private.has_any_role((select auth.uid()), '{admin,super_admin}'));
 $$;
 comment on function public.proposal_document(uuid) is
   'A proposal with its customer, product and technician for the PDF and e-mail, or null unless the caller is its technician or an admin.';

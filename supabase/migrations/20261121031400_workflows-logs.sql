@@ -20,6 +20,8 @@
 -- - workflows_private.execution_models: the models each finished run used (one row per model), so
 --   the `model` filter is an index range rather than a scan of every run's cost JSON. Filled by a
 --   trigger when a run ends with model usage, whoever ends it.
+-- - run_error, run_final_output, log_entry_expression: what a log entry shows of a run (its error,
+--   its final output, the entry itself), the first two shared with completion webhooks.
 
 -- Per-model usage ----------------------------------------------------------------------------------
 
@@ -146,7 +148,76 @@ end;
 $$;
 comment on function workflows_private.cursor_time(timestamptz) is 'The start time of a log as the keyset cursor carries it (UTC, microseconds).';
 
--- GET /api/v1/logs ---------------------------------------------------------------------------------
+-- Why a run failed ---------------------------------------------------------------------------------
+-- The logs API and completion webhooks carry `error: {code, message, blockId, blockName}` (null
+-- unless the run failed; the block fields null when no block ran). A failed run's `finalOutput` is
+-- null: the executor's output of a failed run is whatever it held when it stopped (often the
+-- trigger's echo of the input), which would read as if the run had answered it; the outputs of the
+-- blocks that did complete are in traceSpans. One definition of each (run_error, run_final_output)
+-- serves the log entries (list and detail, through log_entry_expression) and the webhook event.
+
+/**
+ * The `error` of a run as the logs API and completion webhooks show it: {code, message, blockId,
+ * blockName} for a failed run (blockId and blockName null when it failed before any block ran, as a
+ * refused input does), null for any other. Immutable SQL, so the planner inlines it in the page query.
+ */
+create function workflows_private.run_error(p_status public.workflow_run_status, p_code text, p_message text, p_failed_block jsonb)
+returns jsonb
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when p_status = 'failed' then jsonb_build_object(
+    'code', p_code,
+    'message', p_message,
+    'blockId', p_failed_block ->> 'id',
+    'blockName', p_failed_block ->> 'name') end;
+$$;
+comment on function workflows_private.run_error(public.workflow_run_status, text, text, jsonb) is 'The error object of a run for the logs API and webhooks: {code, message, blockId, blockName} when it failed, else null.';
+/**
+ * The `finalOutput` of a run as the logs API and completion webhooks show it: its output, except a
+ * failed run's, which is null (what the executor held when it stopped is not an answer; the
+ * completed blocks' outputs are in the trace spans).
+ */
+create function workflows_private.run_final_output(p_status public.workflow_run_status, p_output jsonb)
+returns jsonb
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when p_status = 'failed' then null else p_output end;
+$$;
+comment on function workflows_private.run_final_output(public.workflow_run_status, jsonb) is 'The finalOutput of a run for the logs API and webhooks: its output, null when it failed.';
+-- Log entries ----------------------------------------------------------------------------------------
+
+/**
+ * The SQL expression of a log entry of the run `e` (with its workflow `w` in full mode), as json:
+ * the spec's basic fields (id, workflowId, executionId, level, trigger, startedAt, endedAt,
+ * totalDurationMs, cost {total}, files) and `error` (run_error); with `p_full` the whole cost object
+ * and the workflow {id, name, description}; `executionData` with `traceSpans` and/or `finalOutput`
+ * (run_final_output) when asked for. Text for a query to embed, so each mode builds its entry with
+ * one json_build_object and no call per row; every value inside is a column or a function of
+ * columns, never caller input.
+ */
+create function workflows_private.log_entry_expression(p_full boolean, p_trace_spans boolean, p_final_output boolean)
+returns text
+language sql
+immutable
+set search_path = ''
+as $$
+  select format('json_build_object(%s)', concat_ws(', ',
+    $e$'id', e.id, 'workflowId', e.workflow_id, 'executionId', e.id, 'level', e.level, 'trigger', e.trigger,
+      'startedAt', e.started_at, 'endedAt', e.ended_at, 'totalDurationMs', e.duration_ms, 'files', e.files,
+      'error', workflows_private.run_error(e.status, e.error_code, e.error_message, e.failed_block)$e$,
+    case when p_full then $e$'cost', coalesce(e.cost, workflows_private.run_cost(e.cost_total, null)),
+      'workflow', json_build_object('id', w.id, 'name', w.name, 'description', w.description)$e$
+      else $e$'cost', json_build_object('total', trim_scale(e.cost_total))$e$ end,
+    case when p_trace_spans or p_final_output then format($e$'executionData', json_build_object(%s)$e$, concat_ws(', ',
+      case when p_trace_spans then $e$'traceSpans', coalesce(e.trace_spans, '[]'::jsonb)$e$ end,
+      case when p_final_output then $e$'finalOutput', workflows_private.run_final_output(e.status, e.output)$e$ end)) end));
+$$;
+revoke execute on function workflows_private.log_entry_expression(boolean, boolean, boolean) from public, anon, authenticated, service_role;
+comment on function workflows_private.log_entry_expression(boolean, boolean, boolean) is 'The json expression of a logs API entry of run e (workflow w) for a detail mode, for the logs queries to embed.';
 
 -- GET /api/v1/logs/{id} and /api/v1/logs/executions/{executionId} -----------------------------------
 
@@ -487,7 +558,9 @@ revoke execute on function
   workflows_private.admit_logs_request(text, timestamptz),
   workflows_private.logs_limits(workflows_private.account_meters, timestamptz),
   workflows_private.cursor_time(timestamptz),
-workflows_private.readable_log(workflows_private.logs_caller, uuid)
+  workflows_private.readable_log(workflows_private.logs_caller, uuid),
+  workflows_private.run_error(public.workflow_run_status, text, text, jsonb),
+  workflows_private.run_final_output(public.workflow_run_status, jsonb)
   from public, anon, authenticated, service_role;
 grant execute on function
   public.workflow_logs(text, uuid, uuid[], uuid[], text[], text, timestamptz, timestamptz, uuid, integer, integer, numeric, numeric, text, integer, timestamptz, uuid, text, text, boolean, boolean),

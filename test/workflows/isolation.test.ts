@@ -12,14 +12,14 @@ import type { WorkflowStateInput } from "../../supabase/functions/_shared/workfl
 import { callApi } from "../gamification/api.ts";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
-import { accountShare } from "../../supabase/functions/_shared/workflows/sandbox/sandbox-pool.ts";
+import { accountShare } from "../../supabase/functions/_shared/workflows/sandbox/fair-queue.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 import { liftLimits } from "./logs-helpers.ts";
 
 /** The test stack's synchronous budget and pool size (test/fixtures/functions.env). */
 const SYNC_BUDGET_MS = 8_000;
 const POOL_SIZE = 4;
-/** The threads one billing account may hold at once (sandbox-pool.ts). */
+/** The threads one billing account may hold at once (fair-queue.ts). */
 const ACCOUNT_SHARE = accountShare(POOL_SIZE);
 
 /** A manual trigger followed by one block. */

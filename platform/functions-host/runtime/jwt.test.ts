@@ -16,6 +16,13 @@ describe("verify_jwt's token check", () => {
     expect((await verify(signHs256({ role: "anon" }, secret), now)).ok).toBe(true);
   });
 
+  it("checks time claims as jose does: a future iat passes, a null exp or nbf and a text iat do not", async () => {
+    expect((await verify(signHs256({ role: "anon", iat: now + 600 }, secret), now)).ok).toBe(true);
+    for (const claims of [{ exp: null }, { nbf: null }, { iat: "yesterday" }]) {
+      expect(await verify(signHs256({ role: "anon", ...claims }, secret), now)).toEqual({ ok: false });
+    }
+  });
+
   it("refuses another secret, an expired token, a future nbf and garbage", async () => {
     const refused = [
       signHs256({ role: "anon", exp: now + 60 }, "another-secret-that-is-long-enough-to-use"),

@@ -2,11 +2,10 @@ import { verificationKeysFromJwks, verifyJwt } from "../../keys/verify-jwt.ts";
 
 /**
  * verify_jwt as the local edge runtime applies it, through the platform's one verifier
- * (keys/verify-jwt.ts): an HS256 token signed with the project's JWT secret, or an ES256/RS256 token
- * signed by one of the project's signing keys (looked up by the header's `kid`, as the CLI's
- * runtime checks SUPABASE_JWKS), not expired and not used before `nbf`. The runtime's jose does not
- * look at `iat`, and refuses an `exp` or `nbf` that is present but null, where GoTrue would read no
- * claim; those two differences are this module's.
+ * (keys/verify-jwt.ts) under jose's claim rules, which the runtime's own check uses: an HS256 token
+ * signed with the project's JWT secret, or an ES256/RS256 token signed by one of the project's
+ * signing keys (looked up by the header's `kid`, as the CLI's runtime checks SUPABASE_JWKS), not
+ * expired and not used before `nbf`.
  */
 
 /** The check's answer: the claims of a valid token, or only that it is not valid. */
@@ -17,9 +16,7 @@ export function createJwtVerifier(secret: string, publicKeys: JsonWebKey[] = [])
   const keys = verificationKeysFromJwks(secret, publicKeys);
   return async (token, nowSeconds = Math.floor(Date.now() / 1000)) => {
     try {
-      const claims = verifyJwt(token, keys, nowSeconds, { issuedAt: false });
-      if (claims.exp === null || claims.nbf === null) return { ok: false };
-      return { ok: true, claims };
+      return { ok: true, claims: verifyJwt(token, keys, nowSeconds, { claimRules: "jose" }) };
     } catch {
       return { ok: false };
     }

@@ -32,7 +32,7 @@ Deno.serve(servePortalFunction("admin-reset-password", ["POST"], async (request,
   const updated = await service.auth.admin.updateUserById(userId, { password: newPassword });
   if (updated.error) throw new HttpError(502, "auth_error", updated.error.message);
   const audit = await service.from("audit_log").insert({ action: "user.password_reset", actor_id: caller.userId, entity_type: "user", entity_id: userId });
-  if (audit.error) log.error("password_reset_not_audited", { actor: caller.userId, target: userId, message: audit.error.message });
+  if (audit.error) log.error("password_reset_not_audited", { actor: caller.userId, target: userId, reason: audit.error.message });
   log.info("password_reset", { actor: caller.userId, target: userId });
   return jsonResponse({ userId, passwordReset: true });
 }));

@@ -54,7 +54,7 @@ Deno.serve(servePortalFunction("send-proposal-email", ["POST"], async (request, 
     tags: [{ name: "proposal_code", value: proposal.code }],
   });
   if (!sent.ok) {
-    log.error("proposal_email_failed", { proposalId, message: sent.message });
+    log.error("proposal_email_failed", { proposalId, reason: sent.message });
     throw new HttpError(502, "email_failed", `The e-mail could not be sent: ${sent.message}`);
   }
   log.info("proposal_email_sent", { proposalId, emailId: sent.id });

@@ -1,8 +1,8 @@
--- Who is who: profiles created with every auth user, has_role, and the policies of profiles and
--- user_roles for anon, technicians, a user without role, admins and super admins. Role changes
--- are audited, and the last super admin cannot be removed.
+-- Who is who: profiles created with every auth user, has_role and has_any_role, and the policies
+-- of profiles and user_roles for anon, technicians, a user without role, admins and super admins.
+-- Role changes are audited, and the last super admin cannot be removed.
 begin;
-select plan(45);
+select plan(47);
 
 select portal_tests.create_user('tech_a', '{technician}');
 select portal_tests.create_user('tech_b', '{technician}');
@@ -26,6 +26,8 @@ select ok(public.has_role(portal_tests.uid('tech_a'), 'technician'), 'has_role i
 select ok(not public.has_role(portal_tests.uid('tech_a'), 'admin'), 'has_role is false for a role not granted');
 select ok(not public.has_role(null, 'admin'), 'has_role is false for no user');
 select ok(not public.has_role(portal_tests.uid('super_1'), 'admin'), 'super_admin does not imply the admin row (policies name both)');
+select ok(portal_private.has_any_role(portal_tests.uid('super_1'), '{admin,super_admin}'), 'has_any_role is true when the user holds one of the roles');
+select ok(not portal_private.has_any_role(portal_tests.uid('tech_a'), '{admin,super_admin}'), 'has_any_role is false when the user holds none of them');
 
 -- Anonymous callers --------------------------------------------------------------------------------
 

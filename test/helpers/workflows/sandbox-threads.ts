@@ -4,7 +4,7 @@
  * not run TypeScript by itself.
  */
 import { Worker } from "node:worker_threads";
-import type { SpawnSandboxThread } from "../../../supabase/functions/_shared/workflows/sandbox/sandbox-pool.ts";
+import type { SpawnSandboxThread } from "../../../supabase/functions/_shared/workflows/sandbox/sandbox-threads.ts";
 import type { FromSandboxThread } from "../../../supabase/functions/_shared/workflows/sandbox/sandbox-thread.ts";
 
 const THREAD_MODULE = new URL("../../../supabase/functions/_shared/workflows/sandbox/sandbox-thread.ts", import.meta.url).href;

@@ -41,7 +41,7 @@ function fromPostgrest(result: PostgrestResult): HttpError {
   const message = result.error?.message ?? "";
   if (result.status === 401) return gamificationErrors.describe({ kind: /expired/i.test(message) ? "expired_token" : "invalid_token", reason: message });
   if (result.status === 403) return apiError(403, "SEM_PERMISSAO", "Sem permissão para esta operação.");
-  gamificationLog.error("rpc_failed", { status: result.status, code: result.error?.code, message });
+  gamificationLog.error("rpc_failed", { status: result.status, code: result.error?.code, reason: message });
   return gamificationErrors.describe({ kind: "internal" });
 }
 

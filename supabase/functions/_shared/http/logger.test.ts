@@ -7,13 +7,20 @@ function capture() {
 }
 
 describe("createLogger", () => {
-  it("writes one JSON line with level, service, event, time and the fields", () => {
+  it("writes one JSON line with time, level, service, message and the fields", () => {
     const { lines, sink } = capture();
     createLogger("portal", {}, sink).info("proposal_email_sent", { proposalId: "p1" });
     expect(lines).toHaveLength(1);
     expect(lines[0].level).toBe("info");
-    expect(lines[0].line).toMatchObject({ level: "info", service: "portal", event: "proposal_email_sent", proposalId: "p1" });
+    expect(lines[0].line).toMatchObject({ level: "info", service: "portal", message: "proposal_email_sent", proposalId: "p1" });
     expect(new Date(lines[0].line.time as string).toISOString()).toBe(lines[0].line.time);
+  });
+
+  it("puts time, level, service and message first, which no field can replace", () => {
+    const { lines, sink } = capture();
+    createLogger("portal", {}, sink).warn("odd", { message: "a field", level: "debug", proposalId: "p1" });
+    expect(Object.keys(lines[0].line)).toEqual(["time", "level", "service", "message", "proposalId"]);
+    expect(lines[0].line).toMatchObject({ level: "warn", message: "odd" });
   });
 
   it("adds the fields of `with` to every line", () => {

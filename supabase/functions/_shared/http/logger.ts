@@ -3,11 +3,13 @@
  * functions host and Supabase's log explorer both keep. Errors and warnings go to stderr, the rest
  * to stdout, so the hosted runtime files them under the right level.
  *
- * Every line has `level`, `service`, `event`, `time`, the gateway's request id when the request
- * carried one (`sb-request-id`, else `x-request-id`), then the event's fields. Secrets never reach
- * a line: fields whose name says credential (authorization, apikey, password, token, secret,
- * cookie...) are replaced, at any depth, and so is any string value that looks like a JWT or a
- * Supabase secret key, whatever its field is called.
+ * Every line has the project's one field set (`time`, `level`, `service`, `message`, then
+ * `request_id` when the request carried one, then the event's fields; docs/http-toolkit.md), which
+ * the platform's own processes write too (platform/log/logger.ts, through `formatLogLine`). An edge
+ * function's message is a snake_case event name. Secrets never reach a line: fields whose name says
+ * credential (authorization, apikey, password, token, secret, cookie...) are replaced, at any
+ * depth, and so is any string value that looks like a JWT or a Supabase secret key, whatever its
+ * field is called.
  */
 
 /** Severity of a line. */
@@ -15,10 +17,10 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 
 /** Writes events for one service (and, for a request logger, one request). */
 export interface Logger {
-  debug(event: string, fields?: Record<string, unknown>): void;
-  info(event: string, fields?: Record<string, unknown>): void;
-  warn(event: string, fields?: Record<string, unknown>): void;
-  error(event: string, fields?: Record<string, unknown>): void;
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
   /** A logger that adds `fields` to every line. */
   with(fields: Record<string, unknown>): Logger;
 }
@@ -45,6 +47,16 @@ export function redact(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, SECRET_NAME.test(name) ? REDACTED : redact(item, depth + 1)]));
 }
 
+/**
+ * One event as a JSON line: `time`, `level`, `service` and `message` first, then the event's own
+ * fields, which can not replace those four (a field named `message` would hide what happened).
+ */
+export function formatLogLine(service: string, level: string, message: string, fields: Record<string, unknown> = {}, now = new Date()): string {
+  const head = { time: now.toISOString(), level, service, message };
+  // Spread twice: the head's keys keep their place in front and their values win.
+  return JSON.stringify({ ...head, ...fields, ...head });
+}
+
 const consoleSink: LineSink = (level, line) => {
   if (level === "error" || level === "warn") console.error(line);
   else console.log(line);
@@ -52,15 +64,14 @@ const consoleSink: LineSink = (level, line) => {
 
 /** A logger for `service`; `fields` are added to every line. */
 export function createLogger(service: string, fields: Record<string, unknown> = {}, sink: LineSink = consoleSink): Logger {
-  const write = (level: LogLevel, event: string, extra: Record<string, unknown> = {}) => {
-    const line = { level, service, event, time: new Date().toISOString(), ...(redact({ ...fields, ...extra }) as Record<string, unknown>) };
-    sink(level, JSON.stringify(line));
+  const write = (level: LogLevel, message: string, extra: Record<string, unknown> = {}) => {
+    sink(level, formatLogLine(service, level, message, redact({ ...fields, ...extra }) as Record<string, unknown>));
   };
   return {
-    debug: (event, extra) => write("debug", event, extra),
-    info: (event, extra) => write("info", event, extra),
-    warn: (event, extra) => write("warn", event, extra),
-    error: (event, extra) => write("error", event, extra),
+    debug: (message, extra) => write("debug", message, extra),
+    info: (message, extra) => write("info", message, extra),
+    warn: (message, extra) => write("warn", message, extra),
+    error: (message, extra) => write("error", message, extra),
     with: (extra) => createLogger(service, { ...fields, ...extra }, sink),
   };
 }

@@ -48,7 +48,7 @@ describe("createRouter", () => {
     const broken = await fetchApp("/breaks");
     expect(broken.status).toBe(500);
     expect(await broken.text()).not.toContain("secret database detail");
-    expect(JSON.parse(lines[0])).toMatchObject({ level: "error", event: "unhandled_error", path: "/api/v1/things/breaks", error: { message: "secret database detail" } });
+    expect(JSON.parse(lines[0])).toMatchObject({ level: "error", message: "unhandled_error", path: "/api/v1/things/breaks", error: { message: "secret database detail" } });
   });
 });
 

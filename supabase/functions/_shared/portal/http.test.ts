@@ -28,7 +28,7 @@ describe("servePortalFunction", () => {
     })(post("{}"));
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ error: { code: "internal_error", message: "Something went wrong on our side" } });
-    expect(log).toHaveBeenCalledWith(expect.stringContaining('"event":"unhandled_error"'));
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('"message":"unhandled_error"'));
     expect(log).toHaveBeenCalledWith(expect.stringContaining('"function":"t"'));
     log.mockRestore();
   });

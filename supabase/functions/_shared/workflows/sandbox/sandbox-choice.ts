@@ -17,7 +17,8 @@ import { readEnv } from "../../config/env.ts";
 import { projectSandboxOptions, remoteSandbox } from "./remote-sandbox.ts";
 import type { Sandbox } from "../core/sandbox-contract.ts";
 import { inlineSandbox } from "./sandbox.ts";
-import { SandboxPool, SandboxThreadsUnavailable, webWorkerThreads } from "./sandbox-pool.ts";
+import { SandboxPool, SandboxThreadsUnavailable } from "./sandbox-pool.ts";
+import { webWorkerThreads } from "./sandbox-threads.ts";
 
 /** Where user code runs. */
 export type SandboxMode = "workers" | "function" | "inline";

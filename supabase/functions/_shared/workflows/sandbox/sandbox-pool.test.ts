@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { WorkflowError } from "../core/errors.ts";
 import { DEFAULT_SANDBOX_MEMORY_BYTES, type SandboxRequest } from "../core/sandbox-contract.ts";
-import { accountShare, SandboxPool, type SpawnSandboxThread } from "./sandbox-pool.ts";
+import { accountShare } from "./fair-queue.ts";
+import { SandboxPool } from "./sandbox-pool.ts";
+import type { SpawnSandboxThread } from "./sandbox-threads.ts";
 import { nodeWorkerThreads } from "../../../../../test/helpers/workflows/sandbox-threads.ts";
 
 function call(source: string, options: Partial<SandboxRequest> & { timeoutMs?: number } = {}): SandboxRequest {

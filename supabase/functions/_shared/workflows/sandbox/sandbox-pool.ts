@@ -14,37 +14,17 @@
  *    that fails (a WebAssembly trap, an exit), is terminated and replaced; nothing waits for it.
  *
  * Threads start on demand, up to the size, and are replaced after a number of calls so a grown
- * WebAssembly heap is given back. Threads are shared fairly between tenants and their runs:
- *
- *  - a billing account holds at most its share of the threads (half the pool, rounded up: 2 of 4),
- *    so one tenant's wide parallel of spinning Functions can never take every thread; its surplus
- *    calls wait while others' calls go first, even when threads are free;
- *  - when every thread is busy, calls queue; a free thread takes the waiting call of the account,
- *    then the run, holding the fewest threads, then of the run served longest ago;
- *  - a call's own time limit (`timeoutMs`) counts from when a thread starts it, so waiting for a
- *    thread never uses it up; a call still waiting at its run's time limit (`deadline`) fails with
- *    SANDBOX_TIMEOUT.
+ * WebAssembly heap is given back. Threads are shared fairly between tenants and their runs
+ * (fair-queue.ts says how). A call's own time limit (`timeoutMs`) counts from when a thread starts
+ * it, so waiting for a thread never uses it up; a call still waiting at its run's time limit
+ * (`deadline`) fails with SANDBOX_TIMEOUT.
  */
 import { WorkflowError } from "../core/errors.ts";
 import type { Sandbox, SandboxRequest, SandboxResult } from "../core/sandbox-contract.ts";
+import { FairQueue } from "./fair-queue.ts";
 import { refuseEarly, settle, toCall } from "./sandbox.ts";
-import type { FromSandboxThread, ToSandboxThread } from "./sandbox-thread.ts";
-
-/** A started thread, as the pool drives it. */
-export interface SandboxThread {
-  post(message: ToSandboxThread): void;
-  terminate(): void;
-}
-
-/** What a thread reports to the pool. */
-export interface SandboxThreadEvents {
-  message(message: FromSandboxThread): void;
-  /** The thread died or can no longer be used; `reason` says why. */
-  failure(reason: string): void;
-}
-
-/** Starts a thread running sandbox-thread.ts (a Deno Web Worker, or a node:worker_threads one in tests). */
-export type SpawnSandboxThread = (events: SandboxThreadEvents) => SandboxThread;
+import type { FromSandboxThread } from "./sandbox-thread.ts";
+import type { SandboxThread, SpawnSandboxThread } from "./sandbox-threads.ts";
 
 /** How a pool is built. */
 export interface SandboxPoolOptions {
@@ -79,11 +59,6 @@ export class SandboxThreadsUnavailable extends WorkflowError {
 export const DEFAULT_STOP_GRACE_MS = 1_000;
 /** Default calls per thread (Sim recycles its isolates after 2,500). */
 export const DEFAULT_MAX_CALLS_PER_THREAD = 1_000;
-
-/** The most threads of a pool of `size` one billing account may hold at once: half, rounded up. */
-export function accountShare(size: number): number {
-  return Math.max(1, Math.ceil(size / 2));
-}
 
 interface Job {
   request: SandboxRequest;
@@ -123,18 +98,14 @@ function sharedCell(): Int32Array | null {
 export class SandboxPool implements Sandbox {
   private readonly slots = new Set<Slot>();
   private readonly idle: Slot[] = [];
-  private readonly queue: Job[] = [];
-  private readonly runningByOwner = new Map<string, number>();
-  private readonly runningByAccount = new Map<string, number>();
-  /** When each run last got a thread (a sequence number), to serve runs in turn. */
-  private readonly lastServed = new Map<string, number>();
-  private served = 0;
+  private readonly queue: FairQueue<Job>;
   private readonly stopGraceMs: number;
   private readonly maxCallsPerThread: number;
   private nextCallId = 1;
   private started = 0;
 
   constructor(private readonly options: SandboxPoolOptions) {
+    this.queue = new FairQueue(options.size);
     this.stopGraceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
     this.maxCallsPerThread = options.maxCallsPerThread ?? DEFAULT_MAX_CALLS_PER_THREAD;
   }
@@ -177,7 +148,7 @@ export class SandboxPool implements Sandbox {
 
   /** Terminates every thread and fails whatever waits (a function shutting down). */
   close(): void {
-    for (const job of this.queue.splice(0)) this.fail(job, new WorkflowError("CANCELLED", "the sandbox pool was closed"));
+    for (const job of this.queue.drain()) this.fail(job, new WorkflowError("CANCELLED", "the sandbox pool was closed"));
     for (const slot of [...this.slots]) {
       if (slot.job) this.fail(slot.job, new WorkflowError("CANCELLED", "the sandbox pool was closed"));
       this.retire(slot);
@@ -190,13 +161,14 @@ export class SandboxPool implements Sandbox {
    * call's own time limit.
    */
   private dispatch(): void {
-    for (let next = this.nextIndex(); next >= 0; next = this.nextIndex()) {
+    for (let job = this.queue.next(); job; job = this.queue.next()) {
       const slot = this.idle.pop();
       if (!slot) {
         this.startThreadsFor(this.queue.length);
         return;
       }
-      this.begin(slot, this.take(next));
+      this.queue.start(job);
+      this.begin(slot, job);
     }
   }
 
@@ -208,54 +180,11 @@ export class SandboxPool implements Sandbox {
         this.startThread();
       } catch (error) {
         const reason = new SandboxThreadsUnavailable(error instanceof Error ? error.message : String(error));
-        for (const job of this.queue.splice(0)) this.fail(job, reason);
+        for (const job of this.queue.drain()) this.fail(job, reason);
         return;
       }
       starting++;
     }
-  }
-
-  /**
-   * Where the next call to start waits, or -1 when every waiting call's account holds its share:
-   * of the account holding the fewest threads, then of the run holding the fewest, then of the
-   * run served longest ago (round robin), then the earliest.
-   */
-  private nextIndex(): number {
-    const share = accountShare(this.options.size);
-    let best = -1;
-    let bestAccount = Number.POSITIVE_INFINITY;
-    let bestHolding = Number.POSITIVE_INFINITY;
-    let bestServed = Number.POSITIVE_INFINITY;
-    for (let index = 0; index < this.queue.length; index++) {
-      const { owner, account } = this.queue[index];
-      const accountHolding = account === null ? 0 : this.runningByAccount.get(account) ?? 0;
-      if (accountHolding >= share) continue;
-      const holding = this.runningByOwner.get(owner) ?? 0;
-      const served = this.lastServed.get(owner) ?? -1;
-      if (accountHolding < bestAccount
-        || (accountHolding === bestAccount && (holding < bestHolding || (holding === bestHolding && served < bestServed)))) {
-        best = index;
-        bestAccount = accountHolding;
-        bestHolding = holding;
-        bestServed = served;
-      }
-    }
-    return best;
-  }
-
-  /** Takes the waiting call at `index` off the queue. */
-  private take(index: number): Job {
-    const [job] = this.queue.splice(index, 1);
-    this.lastServed.set(job.owner, this.served++);
-    this.forgetIdleRuns();
-    return job;
-  }
-
-  /** Keeps the round robin's memory to the runs still waiting or running. */
-  private forgetIdleRuns(): void {
-    if (this.lastServed.size <= 4 * this.options.size + this.queue.length) return;
-    const active = new Set([...this.queue.map((job) => job.owner), ...this.runningByOwner.keys()]);
-    for (const owner of this.lastServed.keys()) if (!active.has(owner)) this.lastServed.delete(owner);
   }
 
   private startThread(): Slot {
@@ -276,8 +205,6 @@ export class SandboxPool implements Sandbox {
     slot.job = job;
     slot.busy = true;
     slot.callId = this.nextCallId++;
-    this.runningByOwner.set(job.owner, (this.runningByOwner.get(job.owner) ?? 0) + 1);
-    if (job.account !== null) this.runningByAccount.set(job.account, (this.runningByAccount.get(job.account) ?? 0) + 1);
     if (slot.control) Atomics.store(slot.control, 0, 0);
     // The call's own time limit starts now, not when it was queued.
     const call = toCall(job.request);
@@ -318,8 +245,7 @@ export class SandboxPool implements Sandbox {
     const reason: unknown = job.signal?.reason;
     const slot = job.slot;
     if (!slot) {
-      const index = this.queue.indexOf(job);
-      if (index >= 0) this.queue.splice(index, 1);
+      this.queue.remove(job);
       this.fail(job, reason);
       return;
     }
@@ -338,8 +264,7 @@ export class SandboxPool implements Sandbox {
   /** A call still waiting for a thread at its run's time limit. */
   private expire(job: Job): void {
     if (job.settled || job.slot) return;
-    const index = this.queue.indexOf(job);
-    if (index >= 0) this.queue.splice(index, 1);
+    this.queue.remove(job);
     this.fail(job, new WorkflowError("SANDBOX_TIMEOUT", `the code waited for a free sandbox thread until its run's time limit (all ${this.options.size} were busy, or its account held its share of them)`));
   }
 
@@ -357,7 +282,7 @@ export class SandboxPool implements Sandbox {
     if (!slot.ready) {
       // A thread that dies before it is ready would die again: say so rather than start threads for ever.
       const error = new SandboxThreadsUnavailable(reason);
-      for (const job of this.queue.splice(0)) this.fail(job, error);
+      for (const job of this.queue.drain()) this.fail(job, error);
       return;
     }
     this.dispatch();
@@ -378,10 +303,7 @@ export class SandboxPool implements Sandbox {
     job.settled = true;
     clearTimeout(job.queuedTimer);
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
-    if (job.slot) {
-      decrement(this.runningByOwner, job.owner);
-      if (job.account !== null) decrement(this.runningByAccount, job.account);
-    }
+    if (job.slot) this.queue.finish(job);
   }
 
   private fail(job: Job, error: unknown): void {
@@ -389,27 +311,4 @@ export class SandboxPool implements Sandbox {
     this.release(job);
     job.reject(error);
   }
-}
-
-/** One thread fewer held under `key`, forgetting keys that hold none. */
-function decrement(holding: Map<string, number>, key: string): void {
-  const left = (holding.get(key) ?? 1) - 1;
-  if (left > 0) holding.set(key, left);
-  else holding.delete(key);
-}
-
-/** Threads as Deno Web Workers running sandbox-worker.ts. */
-export function webWorkerThreads(): SpawnSandboxThread {
-  const url = new URL("./sandbox-worker.ts", import.meta.url);
-  return (events) => {
-    const worker = new Worker(url, { type: "module", name: "workflow-sandbox" });
-    worker.onmessage = (event: MessageEvent<FromSandboxThread>) => events.message(event.data);
-    worker.onerror = (event: ErrorEvent) => {
-      // Without preventDefault the error would travel up and end the function's own worker.
-      event.preventDefault();
-      events.failure(event.message || "an uncaught error");
-    };
-    worker.onmessageerror = () => events.failure("it sent a message that could not be read");
-    return { post: (message) => worker.postMessage(message), terminate: () => worker.terminate() };
-  };
 }

@@ -1,6 +1,6 @@
 /**
- * Entry point of a sandbox worker thread under Deno (a Web Worker started by sandbox-pool.ts): the
- * worker's global scope is the port the pool talks to.
+ * Entry point of a sandbox worker thread under Deno (a Web Worker sandbox-threads.ts starts for the
+ * pool): the worker's global scope is the port the pool talks to.
  */
 import { serveSandboxThread, type SandboxThreadPort } from "./sandbox-thread.ts";
 
