@@ -9,7 +9,7 @@
 
 -- The rule interpreter ------------------------------------------------------------------------------
 
-/** A rule's message with each `{field}` replaced by that field of the entry (config-rules.ts fillMessage). */
+/** A rule's message with each `{field}` replaced by that field of the entry (text as it is, other values as jsonb prints them). */
 create function workflows_private.fill_rule_message(p_template text, p_entry jsonb)
 returns text
 language plpgsql
@@ -68,8 +68,8 @@ comment on function workflows_private.rule_entry_has(jsonb, text, boolean) is 'T
 
 /**
  * Every problem a list of config rules finds in a config, rule by rule in order and entries in
- * order, as (field path under `p_base`, message); config-rules.ts configRuleProblems is the same
- * interpreter in TypeScript. An unknown rule kind raises, so it never passes silently. Now with
+ * order, as (field path under `p_base`, message): the one interpreter of the vocabulary
+ * state/config-rules.ts defines. An unknown rule kind raises, so it never passes silently.
  * `keys_match`: the keys of an object field must match a pattern.
  */
 create function workflows_private.config_rule_problems(p_rules jsonb, p_config jsonb, p_base text)
@@ -104,7 +104,7 @@ begin
     v_count := jsonb_array_length(v_entries);
     if v_rule ->> 'rule' = 'keys_match' then
       -- One problem per key of the entry's object that breaks the pattern, keys in the order of their
-      -- UTF-8 bytes (bytea compares as memcmp), as config-rules.ts orders them; `{key}` is its JSON text.
+      -- UTF-8 bytes (bytea compares as memcmp), whatever order they were written in; `{key}` is its JSON text.
       return query
         select (x.value ->> 'at') || '.' || v_field,
           workflows_private.fill_rule_message(v_rule ->> 'message', (x.value -> 'entry') || jsonb_build_object('key', to_jsonb(k.key)::text))
@@ -142,7 +142,7 @@ end;
 $$;
 comment on function workflows_private.config_rule_problems(jsonb, jsonb, text) is 'Interprets config rules (state/config-rules.ts) over one config; returns each problem''s field path and message.';
 
-/** Rules across fields of one block's config: its type's stored rules, interpreted (state/validate.ts checkBlockConfig). */
+/** Rules across fields of one block's config: its type's stored rules, interpreted. */
 create function workflows_private.block_config_issues(p_block jsonb)
 returns setof jsonb
 language sql

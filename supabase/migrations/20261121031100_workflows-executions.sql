@@ -11,6 +11,8 @@
 -- - workflow_execution_snapshots: the draft a manual run executed, stored once per distinct
 --   content (hash of the state without layout), as Sim does. Runs from the other triggers point at
 --   the deployment they ran instead.
+-- - workflows_private.snapshot_issues: what the validator finds in each snapshot in deploy mode,
+--   computed once per content, so a manual run of a draft that cannot run is refused.
 -- - workflows_private.idempotency_keys: Idempotency-Key → the first execution, for 24 hours.
 -- - the pgmq queue `workflow_runs` of async runs, drained by the `workflow-worker` edge function.
 -- - the private Storage bucket `workflow-files` for files a run receives or produces.
@@ -45,6 +47,14 @@ comment on column public.workflow_execution_snapshots.workflow_id is 'The workfl
 comment on column public.workflow_execution_snapshots.workspace_id is 'Copied from the workflow so row-level security needs no join.';
 comment on column public.workflow_execution_snapshots.created_at is 'When this content first ran.';
 create index workflow_execution_snapshots_workspace_id_idx on public.workflow_execution_snapshots (workspace_id);
+
+create table workflows_private.snapshot_issues (
+  snapshot_id uuid primary key references public.workflow_execution_snapshots (id) on delete cascade,
+  issues jsonb not null
+);
+comment on table workflows_private.snapshot_issues is 'What the validator finds in a manual-run snapshot in deploy mode (workflows_private.state_issues), computed once when the content is first stored: a snapshot never changes. Kept out of workflow_execution_snapshots, which members read through the data API, since only the runtime needs it.';
+comment on column workflows_private.snapshot_issues.snapshot_id is 'The snapshot (workflow_execution_snapshots.id).';
+comment on column workflows_private.snapshot_issues.issues is 'Every issue that keeps the snapshot from running, [] when it can run; admit hands them over and a manual run with any is refused (400 INVALID_WORKFLOW).';
 
 create table public.workflow_executions (
   id uuid primary key default gen_random_uuid(),
@@ -201,11 +211,12 @@ revoke all on public.workflow_executions, public.workflow_execution_snapshots fr
 grant select on public.workflow_executions, public.workflow_execution_snapshots to authenticated;
 -- The service role (the runtime) reads them too but writes only through the lifecycle functions.
 grant select on public.workflow_executions, public.workflow_execution_snapshots to service_role;
-revoke all on workflows_private.idempotency_keys from public, anon, authenticated, service_role;
+revoke all on workflows_private.idempotency_keys, workflows_private.snapshot_issues from public, anon, authenticated, service_role;
 
 alter table public.workflow_executions enable row level security;
 alter table public.workflow_execution_snapshots enable row level security;
 alter table workflows_private.idempotency_keys enable row level security;
+alter table workflows_private.snapshot_issues enable row level security;
 
 create policy "Members can read their workspaces' runs" on public.workflow_executions
   for select to authenticated

@@ -113,7 +113,12 @@ end;
 $$;
 comment on function workflows_private.state_without_layout(jsonb) is 'The state with every block''s position removed.';
 
-/** The snapshot of a workflow's current draft, stored once per distinct content. */
+/**
+ * The snapshot of a workflow's current draft, stored once per distinct content. New content is
+ * validated in deploy mode as it is stored (workflows_private.snapshot_issues): the draft was saved
+ * in save mode, and a run needs what a deploy needs (an enabled trigger). A snapshot never
+ * changes, so a draft run again costs no second validation.
+ */
 create function workflows_private.draft_snapshot(p_workflow_id uuid)
 returns public.workflow_execution_snapshots
 language plpgsql
@@ -124,16 +129,42 @@ declare
   v_snapshot public.workflow_execution_snapshots;
   v_state jsonb;
   v_workspace uuid;
+  v_hash bytea;
 begin
   select workflows_private.state_without_layout(w.state), w.workspace_id into v_state, v_workspace from public.workflows w where w.id = p_workflow_id;
+  v_hash := pg_catalog.sha256(pg_catalog.convert_to(v_state::text, 'UTF8'));
+  select * into v_snapshot from public.workflow_execution_snapshots s where s.workflow_id = p_workflow_id and s.state_hash = v_hash;
+  if found then
+    return v_snapshot;
+  end if;
+  -- Two first runs of the same content at once both get here; the unique key keeps one snapshot.
   insert into public.workflow_execution_snapshots (workflow_id, workspace_id, state_hash, state)
-  values (p_workflow_id, v_workspace, pg_catalog.sha256(pg_catalog.convert_to(v_state::text, 'UTF8')), v_state)
+  values (p_workflow_id, v_workspace, v_hash, v_state)
   on conflict (workflow_id, state_hash) do update set state_hash = excluded.state_hash
   returning * into v_snapshot;
+  insert into workflows_private.snapshot_issues (snapshot_id, issues)
+  values (v_snapshot.id, workflows_private.state_issues(v_state, 'deploy'))
+  on conflict (snapshot_id) do nothing;
   return v_snapshot;
 end;
 $$;
-comment on function workflows_private.draft_snapshot(uuid) is 'Stores (or finds) the content-hashed snapshot of a workflow''s draft.';
+comment on function workflows_private.draft_snapshot(uuid) is 'Stores (or finds) the content-hashed snapshot of a workflow''s draft, validating new content in deploy mode once.';
+
+/**
+ * A manual run's snapshot as admit and claim hand it over: id, state and the issues that keep it
+ * from running (draft_snapshot's). The edge function refuses a run with any (400 INVALID_WORKFLOW,
+ * listing them) and validates nothing itself.
+ */
+create function workflows_private.snapshot_payload(p_snapshot public.workflow_execution_snapshots)
+returns jsonb
+language sql
+stable
+set search_path = ''
+as $$
+  select jsonb_build_object('id', p_snapshot.id, 'state', p_snapshot.state,
+    'issues', (select i.issues from workflows_private.snapshot_issues i where i.snapshot_id = p_snapshot.id));
+$$;
+comment on function workflows_private.snapshot_payload(public.workflow_execution_snapshots) is 'A manual run''s snapshot for the run payload: id, state and its deploy-mode validation issues.';
 
 /**
  * What a run needs to execute, as admit and claim return it: run (with the trigger block it starts
@@ -351,7 +382,8 @@ begin
     end if;
   end if;
 
-  -- 5. What runs: the active deployment, or the draft for manual runs.
+  -- 5. What runs: the active deployment, or the draft for manual runs (a new draft is validated
+  -- here, before the account's meter is locked below).
   if p_trigger = 'manual' then
     v_snapshot := workflows_private.draft_snapshot(p_workflow_id);
   elsif v_deployment is null then
@@ -431,7 +463,7 @@ begin
   end if;
   return jsonb_build_object('status', 200, 'outcome', 'admitted', 'createdAt', v_now, 'rateLimit', v_rate, 'usage', v_usage)
     || workflows_private.run_payload(v_run, v_workflow_name, v_deployment,
-      case when v_snapshot.id is not null then jsonb_build_object('id', v_snapshot.id, 'state', v_snapshot.state) end,
+      case when v_snapshot.id is not null then workflows_private.snapshot_payload(v_snapshot) end,
       workflows_private.environment_payload(v_workspace, v_environment_version, p_environment_version));
 end;
 $$;
@@ -611,7 +643,7 @@ begin
     select w.name,
       case when d.id is not null then jsonb_build_object('id', d.id, 'version', d.version)
         || case when d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end end,
-      case when s.id is not null then jsonb_build_object('id', s.id, 'state', s.state) end,
+      case when s.id is not null then workflows_private.snapshot_payload(s) end,
       coalesce(ev.version, 0)
     into v_name, v_deployment, v_snapshot, v_environment_version
     from public.workflows w
@@ -754,6 +786,7 @@ revoke execute on function
   workflows_private.close_run(uuid, text, text, text, timestamptz),
   workflows_private.state_without_layout(jsonb),
   workflows_private.draft_snapshot(uuid),
+  workflows_private.snapshot_payload(public.workflow_execution_snapshots),
   workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb),
   workflows_private.idempotent_replay(workflows_private.idempotency_keys, text),
   workflows_private.bill_threshold_if_due(workflows_private.account_meters, timestamptz),

@@ -2,7 +2,7 @@
  * The workflow house's layers, checked on the import graph itself (docs/workflows.md, "Layers"):
  * no import circle anywhere under supabase/functions, and each layer importing only what it may.
  * A circle lets module initialisation order decide whether a binding is ready; a layer that
- * reaches up (the kernel into the executor, a spec into a handler) makes validation load the
+ * reaches up (the kernel into the executor, a spec into a handler) makes the catalogue load the
  * sandbox, the outbound client and the model providers. Test files are left out of the layer
  * rules (they may import anything to set up a case) but not out of the cycle check.
  */
@@ -64,8 +64,8 @@ describe("the import graph of supabase/functions", () => {
     expect(leaks).toEqual([]);
   });
 
-  it("keeps the spec registry and the validator free of handlers, the sandbox's runners and the executor", () => {
-    for (const entry of [`${WORKFLOWS}blocks/specs.ts`, `${WORKFLOWS}state/validate.ts`, `${WORKFLOWS}state/json-schemas.ts`]) {
+  it("keeps the spec registry and the catalogue it renders for the database free of handlers, the sandbox's runners and the executor", () => {
+    for (const entry of [`${WORKFLOWS}blocks/specs.ts`, `${WORKFLOWS}state/json-schemas.ts`]) {
       const reached = [...reachableFrom(graph, entry)];
       const leaks = reached.filter((target) => HANDLER.test(target) || target === `${WORKFLOWS}blocks/handlers.ts` || inFolder("sandbox", "executor", "runs")(target));
       expect(leaks, entry).toEqual([]);

@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
-import { validateWorkflowState } from "../../supabase/functions/_shared/workflows/state/validate.ts";
+import { sqlValidator } from "../helpers/workflows/sql-validator.ts";
 import { ExampleStandIns } from "../stand-ins/examples.ts";
 import { loadExamples } from "./examples.ts";
 
 const examples = loadExamples();
+const validator = sqlValidator();
 let standIns: ExampleStandIns;
 beforeAll(async () => {
   standIns = await ExampleStandIns.start();
 });
 afterAll(async () => {
-  await standIns.close();
+  await Promise.all([standIns.close(), validator.close()]);
 });
 
 describe("the runnable examples in examples/workflows", () => {
@@ -20,9 +21,8 @@ describe("the runnable examples in examples/workflows", () => {
 
   for (const example of examples) {
     describe(`${example.file}: ${example.name}`, () => {
-      it("is a valid, deployable state", () => {
-        const result = validateWorkflowState(example.state, "deploy");
-        expect(result.ok ? [] : result.issues).toEqual([]);
+      it("is a valid, deployable state", async () => {
+        expect(await validator.stateIssues(example.state, "deploy")).toEqual([]);
       });
 
       for (const sample of example.samples) {

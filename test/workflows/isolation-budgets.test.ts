@@ -6,13 +6,15 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_BLOCK_OUTPUT_CHARS, MAX_REQUEST_BODY_BYTES, MAX_RUN_ITERATIONS, MAX_TRACE_CHARS } from "../../supabase/functions/_shared/workflows/core/limits.ts";
-import { MAX_STATE_BLOCKS } from "../../supabase/functions/_shared/workflows/state/state-caps.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowStateInput } from "../../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { fetchFrom, simulatedClientAddress } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 import { liftLimits } from "./logs-helpers.ts";
+
+/** The most blocks a state may have: the database's cap, checked before anything else (docs/workflow-limits.md). */
+const MAX_STATE_BLOCKS = 500;
 
 interface TraceSpanLike {
   name: string;

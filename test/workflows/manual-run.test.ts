@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
-import { anonClient } from "../helpers/clients.ts";
+import { anonClient, serviceClient } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 import { liftLimits } from "./logs-helpers.ts";
@@ -166,6 +166,22 @@ describe("manual runs of the draft, from a signed-in session", () => {
     // The trace shows the code as written: the variable's name, never its value.
     expect(leak).toMatchObject({ output: { result: "***" }, input: { code: "return '{{SECRET_B}}';" } });
     expect(quotes.output).toEqual({ result: ["Hi Ana", "Hi Ana", "Hi Ana", secret.length], stdout: "" });
+  });
+
+  it("refuses a draft that saved but cannot run (no enabled trigger) with 400 INVALID_WORKFLOW and its issues, recording the run as failed", async () => {
+    const untriggered = new WorkflowBuilder()
+      .block("start", "manual_trigger", {}, { name: "Start", enabled: false })
+      .block("work", "function", { code: "return 1;" }, { name: "Work" })
+      .chain("start", "work")
+      .build();
+    const id = await createWorkflow(workspace.members.editor, workspace.id, "Untriggered", untriggered);
+    const response = await fetch(`${env.url}/api/workflows/${id}/run`, { method: "POST", headers: { Authorization: `Bearer ${workspace.members.editor.accessToken}`, "content-type": "application/json" }, body: "{}" });
+    const executionId = response.headers.get("x-execution-id");
+    const message = "The workflow has no enabled trigger block, so nothing can start it";
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: message, code: "INVALID_WORKFLOW", executionId, issues: [{ code: "no_trigger", field: "blocks", message }] });
+    const { data: run } = await serviceClient().from("workflow_executions").select("status, error_code, error_message").eq("id", executionId as string).single();
+    expect(run).toEqual({ status: "failed", error_code: "INVALID_WORKFLOW", error_message: message });
   });
 
   it("refuses viewers, outsiders and anonymous callers", async () => {

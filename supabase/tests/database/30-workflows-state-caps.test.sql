@@ -1,5 +1,5 @@
 -- Workflow service: a state past a cap (500 blocks, 2,000 edges, 2 MiB of JSON) is refused on save
--- at once, with the cap's issue alone; a state at the caps saves (state/state-caps.ts).
+-- at once, with the cap's issue alone; a state at the caps saves (docs/workflow-limits.md).
 begin;
 select plan(8);
 

@@ -1,7 +1,7 @@
 -- Workflow service: admit_workflow_run answers every refusal as data, in the documented order, and
 -- records an admitted run with everything it needs.
 begin;
-select plan(65);
+select plan(67);
 
 insert into auth.users (id, email, aud, role) values
   ('a9000000-0000-4000-8000-000000000001', 'owner@admit.test', 'authenticated', 'authenticated'),
@@ -159,12 +159,19 @@ select is(pg_temp.answer('manual') -> 'workflow' ->> 'billingAccountId', (select
   'and the run names the billing account it is charged to, for the sandbox''s fair share');
 select is(pg_temp.answer('manual') -> 'snapshot' -> 'state', (select workflows_private.state_without_layout(state) from public.workflows where id = 'a9500000-0000-4000-8000-000000000002'),
   'It gets the draft (without layout) as a snapshot');
+select is(pg_temp.answer('manual') -> 'snapshot' -> 'issues', '[]'::jsonb, 'with nothing that keeps it from running');
 update public.workflows set state = jsonb_set(state, '{blocks,api,position}', '{"x": 300, "y": 20}') where id = 'a9500000-0000-4000-8000-000000000002';
 select is(pg_temp.admit('manual moved', 'a9500000-0000-4000-8000-000000000002', 'manual', 'sync', null, 'a9000000-0000-4000-8000-000000000002') -> 'snapshot' ->> 'id',
   pg_temp.answer('manual') -> 'snapshot' ->> 'id', 'Moving a block changes nothing that runs: the same snapshot');
 update public.workflows set state = jsonb_set(state, '{blocks,done,config,body}', '"changed"') where id = 'a9500000-0000-4000-8000-000000000002';
 select isnt(pg_temp.admit('manual changed', 'a9500000-0000-4000-8000-000000000002', 'manual', 'sync', null, 'a9000000-0000-4000-8000-000000000002') -> 'snapshot' ->> 'id',
   pg_temp.answer('manual') -> 'snapshot' ->> 'id', 'A real change is a new snapshot');
+-- A draft saves in save mode; a run needs what a deploy needs, so admit hands over the deploy-mode
+-- issues and the edge function refuses the run with them (400 INVALID_WORKFLOW).
+update public.workflows set state = jsonb_set(state, '{blocks,api,enabled}', 'false') where id = 'a9500000-0000-4000-8000-000000000002';
+select is(pg_temp.admit('manual untriggered', 'a9500000-0000-4000-8000-000000000002', 'manual', 'sync', null, 'a9000000-0000-4000-8000-000000000002') -> 'snapshot' -> 'issues',
+  '[{"code": "no_trigger", "field": "blocks", "message": "The workflow has no enabled trigger block, so nothing can start it"}]'::jsonb,
+  'A draft without an enabled trigger is admitted with the issue that keeps it from running');
 
 -- Rate and usage limits (the Elsewhere account is on Free: 5 sync runs a minute, $10 a month) -----
 

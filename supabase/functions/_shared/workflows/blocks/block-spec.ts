@@ -1,11 +1,10 @@
 /**
  * What a block type is, as data its folder's spec.ts exports: its category, its config schema (zod,
- * also rendered as JSON Schema for the database), the rules across its config fields (data both
- * validators interpret), the paths it chooses between and the fields that hold code. What it does
- * is its handler.ts, kept apart so that validation never loads a handler (and through them the
- * sandbox, the outbound client and the model providers): specs.ts lists every spec, for the
- * validators, the graph compiler and the database catalogue; handlers.ts lists every handler, for
- * the executor.
+ * rendered as JSON Schema for the database's validator), the rules across its config fields (data
+ * the database interprets), the paths it chooses between and the fields that hold code. What it
+ * does is its handler.ts, kept apart so that the catalogue never loads a handler (and through them
+ * the sandbox, the outbound client and the model providers): specs.ts lists every spec, for the
+ * graph compiler and the database catalogue; handlers.ts lists every handler, for the executor.
  */
 import type { z } from "zod";
 import type { ConfigRule } from "../state/config-rules.ts";

@@ -1,6 +1,6 @@
 /**
  * The handler registry: what every block type but the containers does when it runs. The executor
- * imports no handler; runs/run-workflow.ts passes this registry in, so the validator and the graph
+ * imports no handler; runs/run-workflow.ts passes this registry in, so the catalogue and the graph
  * compiler (specs.ts) stay free of the sandbox, the outbound client and the model providers that
  * handlers load.
  */

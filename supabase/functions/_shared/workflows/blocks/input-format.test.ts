@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "../core/errors.ts";
 import { memoryFileStore } from "../core/files.ts";
-import { configRuleProblems } from "../state/config-rules.ts";
-import { applyInputFormat, inputFormatRules, valueColumn, type InputField } from "./input-format.ts";
+import { applyInputFormat, valueColumn, type InputField } from "./input-format.ts";
 
 const files = memoryFileStore(() => "id1", () => Date.parse("2026-01-01T00:00:00Z"));
 const context = { label: "trigger \"API\"", executionId: "run1", files };
@@ -47,13 +46,5 @@ describe("applyInputFormat", () => {
 describe("valueColumn", () => {
   it("takes each field's editor value", () => {
     expect(valueColumn([field("a", "string", "x"), field("b", "number")])).toEqual({ a: "x" });
-  });
-});
-
-describe("the Input Format's rules", () => {
-  it("refuse a repeated field name and the reserved name input", () => {
-    const problems = configRuleProblems(inputFormatRules, { inputFormat: [field("input", "string"), field("a", "number"), field("a", "json")] }, "c");
-    expect(problems.map((problem) => problem.field)).toEqual(["c.inputFormat[2].name", "c.inputFormat[0].name"]);
-    expect(configRuleProblems(inputFormatRules, {}, "c")).toEqual([]);
   });
 });

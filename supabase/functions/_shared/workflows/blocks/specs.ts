@@ -1,13 +1,13 @@
 /**
  * The spec registry: every block type, from its folder's spec.ts. This is the one list of block
- * types. The TypeScript validator reads config schemas and rules from it, the graph compiler reads
- * categories, choices and code fields, and state/json-schemas.ts renders it for the database
- * (`workflows_private.block_types`). It imports no handler (handlers.ts has them), so validating a
- * state loads neither the sandbox nor the outbound client nor the model providers.
+ * types. The graph compiler reads categories, choices and code fields from it, and
+ * state/json-schemas.ts renders its config schemas, rules and choices for the database's validator
+ * (`workflows_private.block_types`). It imports no handler (handlers.ts has them), so rendering
+ * the catalogue loads neither the sandbox nor the outbound client nor the model providers.
  *
  * Adding a block type: a folder blocks/<type>/ with its spec.ts and handler.ts, one line below and
  * one in handlers.ts, and a migration with the SQL `catalogueSql()` prints
- * (test/workflows/validation-parity.test.ts shows it when the database's catalogue differs from
+ * (test/workflows/validation-corpus.test.ts shows it when the database's catalogue differs from
  * this one).
  */
 import { agentSpec } from "./agent/spec.ts";

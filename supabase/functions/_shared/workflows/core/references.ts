@@ -55,26 +55,6 @@ export function parseTemplate(text: string): TemplatePart[] {
   return parts;
 }
 
-/** Every token in a string, in order. */
-export function findTokens(text: string): Token[] {
-  return parseTemplate(text).filter((part): part is Token => part.kind !== "text");
-}
-
-/**
- * Every token anywhere in a JSON value (strings inside arrays and objects), with the dotted path
- * of the string that holds it, so validation can name the field.
- */
-export function collectTokens(value: unknown, path: string, out: { path: string; token: Token }[] = []): { path: string; token: Token }[] {
-  if (typeof value === "string") {
-    if (value.includes("<") || value.includes("{{")) for (const token of findTokens(value)) out.push({ path, token });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => collectTokens(item, `${path}[${index}]`, out));
-  } else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) collectTokens(item, `${path}.${key}`, out);
-  }
-  return out;
-}
-
 /** Writes a path back in reference syntax: `["items", 0, "id"]` → `items[0].id`. */
 export function formatPath(path: readonly PathSegment[]): string {
   return path.map((segment, index) => (typeof segment === "number" ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join("");

@@ -69,7 +69,8 @@ describe("timeouts, cancellation and the Response block", () => {
 
 describe("executeWorkflow", () => {
   it("throws typed errors for callers to map", async () => {
-    const error = await runWorkflow({ workflow: { blocks: {} }, trigger: { kind: "manual" } }).catch((caught: unknown) => caught);
+    const unbuildable = { blocks: {}, edges: [{ id: "e", source: "a", target: "b" }] };
+    const error = await runWorkflow({ workflow: unbuildable, trigger: { kind: "manual" } }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WorkflowError);
     expect((error as WorkflowError).code).toBe("INVALID_WORKFLOW");
   });

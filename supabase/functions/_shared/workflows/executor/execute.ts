@@ -1,5 +1,5 @@
 /**
- * The executor's entry points: `compileWorkflow` (validate and compile a state once) and
+ * The executor's entry points: `compileWorkflow` (parse and compile a state once) and
  * `executeWorkflow` (run it from a trigger). Pure TypeScript with no I/O of its own: the sandbox,
  * the clock and the file store are injected services, and the block handlers are an argument
  * (runs/run-workflow.ts passes the registry), so the same code runs under Deno (edge functions)
@@ -21,12 +21,12 @@ import { syncRunTimeoutMs } from "./time-budget.ts";
 import { budgetContext, budgetTrace } from "./trace-budget.ts";
 import { chooseTrigger } from "./trigger-choice.ts";
 
-/** Validates and compiles a state once, to run it many times (graph.ts). */
+/** Parses and compiles a state once, to run it many times (graph.ts). */
 export { compileWorkflow };
 
 /** What executeWorkflow needs. */
 export interface ExecuteOptions {
-  /** A compiled workflow (compile once, run many times) or a state, validated and compiled here. */
+  /** A compiled workflow (compile once, run many times) or a state, compiled here. */
   workflow: CompiledWorkflow | unknown;
   trigger: TriggerRequest;
   /** The workspace's environment variables, for `{{NAME}}`. */
@@ -57,8 +57,8 @@ function isCompiled(workflow: unknown): workflow is CompiledWorkflow {
 }
 
 /**
- * Runs a workflow from a trigger. A state that is not runnable throws a ValidationError and an
- * unknown trigger a WorkflowError (both request errors); everything that happens once the run has
+ * Runs a workflow from a trigger. A state the compiler cannot build throws a ValidationError and
+ * an unknown trigger a WorkflowError (both request errors); everything that happens once the run has
  * started, failures included, is reported in the returned result, with the environment's values
  * masked (redaction.ts): blocks used the real values, nothing that leaves the run shows them. The
  * trace and the context are kept to their budgets (trace-budget.ts); the output never is.

@@ -50,7 +50,31 @@ describe("compileWorkflow", () => {
     expect(planScope(compiled.root, [1]).incoming[4]).toBe(1);
   });
 
-  it("refuses states that cannot run", () => {
-    expect(() => compileWorkflow({ blocks: {} })).toThrow(ValidationError);
+  it("applies the state format's defaults", () => {
+    const compiled = compileWorkflow({ blocks: { a: { id: "a", type: "manual_trigger", name: "A" } } });
+    expect(compiled.state).toEqual({ blocks: { a: { id: "a", type: "manual_trigger", name: "A", config: {}, enabled: true } }, edges: [], loops: {}, parallels: {} });
+  });
+
+  it("refuses, as a ValidationError naming the field, a state whose structure it cannot build", () => {
+    const refusal = (state: unknown) => {
+      try {
+        compileWorkflow(state);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        return (error as ValidationError).issues.map((issue) => `${issue.code} ${issue.field}`);
+      }
+      throw new Error("compiled");
+    };
+    const broken = (change: (state: ReturnType<typeof sample>) => void) => {
+      const state = sample();
+      change(state);
+      return state;
+    };
+    expect(refusal({ blocks: [], edges: {} })).toEqual(["invalid_shape blocks", "invalid_shape edges"]);
+    expect(refusal(broken((state) => void (state.blocks.a.type = "teleport")))).toEqual(["unknown_block_type blocks.a.type"]);
+    expect(refusal(broken((state) => void delete state.loops.each))).toEqual(["missing_subflow loops.each"]);
+    expect(refusal(broken((state) => void state.edges.push({ id: "x", source: "a", target: "ghost" })))).toEqual(["dangling_edge edges[7].target"]);
+    expect(refusal(broken((state) => void state.edges.push({ id: "x", source: "inner", target: "b" })))).toEqual(["cross_scope_edge edges[7].target"]);
+    expect(refusal(broken((state) => void state.edges.push({ id: "x", source: "each", target: "b", sourceHandle: "loop-start" })))).toEqual(["cross_scope_edge edges[7].target"]);
   });
 });

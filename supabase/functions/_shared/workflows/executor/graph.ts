@@ -2,13 +2,20 @@
  * Compiles a validated state into the structure the executor walks: scopes (the top level and each
  * loop or parallel body) of nodes with numbered, in-scope edges, and every config value turned
  * into a resolver. Compiling once per state keeps each run to lookups and counters.
+ *
+ * Validation is the database's (workflows_private.state_issues): a deployment was checked in
+ * deploy mode when it was deployed, and admit hands a manual run's snapshot over with its
+ * deploy-mode issues (runs/run-cache.ts refuses it with them). The compiler only parses the state
+ * (zod, for its defaults) and refuses what would break the structure it builds: an unknown block
+ * type, a loop or parallel without settings, an edge to a missing block or across a body's border.
+ * Only a state that never went through the validator (written around it, or in a test) meets them.
  */
 import type { ChoiceHandles } from "../blocks/block-spec.ts";
-import { BLOCK_TYPES, type BlockType } from "../blocks/specs.ts";
+import { BLOCK_TYPES, isBlockType, type BlockType } from "../blocks/specs.ts";
+import { ValidationError, type IssueCode } from "../state/issues.ts";
 import { normalizeBlockName } from "../state/names.ts";
-import { ERROR_HANDLE, LOOP_START_HANDLE, PARALLEL_START_HANDLE, type WorkflowBlock, type WorkflowState } from "../state/state-schema.ts";
-import { parseWorkflowState } from "../state/validate.ts";
-import type { BlockIdentity } from "../core/errors.ts";
+import { ERROR_HANDLE, LOOP_START_HANDLE, PARALLEL_START_HANDLE, workflowStateSchema, type WorkflowBlock, type WorkflowState } from "../state/state-schema.ts";
+import { describeBlock, type BlockIdentity } from "../core/errors.ts";
 import { compileValue, type CompiledValue } from "../core/resolver.ts";
 
 /**
@@ -115,12 +122,27 @@ function codePathsOf(type: BlockType): ReadonlySet<string> {
   return new Set(BLOCK_TYPES[type].codePaths ?? []);
 }
 
+/** The compiler's refusal of a state it cannot build (see the module comment), as a run's answer lists issues. */
+function unrunnable(code: IssueCode, field: string, message: string): ValidationError {
+  return new ValidationError([{ code, field, message }]);
+}
+
+/** The state with zod's defaults applied, or a ValidationError naming each field that breaks its shape. */
+function parseState(input: unknown): WorkflowState {
+  const parsed = workflowStateSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(parsed.error.issues.map((issue) => {
+    const field = issue.path.map((segment) => (typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`)).join("").replace(/^\./, "") || "state";
+    return { code: "invalid_shape", field, message: `Workflow state: ${field}: ${issue.message}` };
+  }));
+}
+
 /**
- * Validates (in `deploy` mode: a run needs a trigger) and compiles a state. Throws a
- * ValidationError listing every issue when the state is not runnable.
+ * Parses and compiles a state the database validated. Throws a ValidationError when its shape or
+ * structure is one the compiler cannot build (see the module comment).
  */
 export function compileWorkflow(input: unknown): CompiledWorkflow {
-  const state = parseWorkflowState(input, "deploy");
+  const state = parseState(input);
   const parentOf = new Map<string, string>();
   for (const [id, loop] of Object.entries(state.loops)) for (const node of loop.nodes) parentOf.set(node, id);
   for (const [id, parallel] of Object.entries(state.parallels)) for (const node of parallel.nodes) parentOf.set(node, id);
@@ -135,8 +157,10 @@ export function compileWorkflow(input: unknown): CompiledWorkflow {
       scope = { id: scopeId, nodes: [] };
       scopes.set(scopeId, scope);
     }
-    const type = block.type as BlockType;
+    if (!isBlockType(block.type)) throw unrunnable("unknown_block_type", `blocks.${block.id}.type`, `${describeBlock(block)}: "${block.type}" is not a block type`);
+    const type = block.type;
     const settings = type === "loop" ? state.loops[block.id] : type === "parallel" ? state.parallels[block.id] : null;
+    if (settings === undefined) throw unrunnable("missing_subflow", `${type === "loop" ? "loops" : "parallels"}.${block.id}`, `${describeBlock(block)}: it has no settings`);
     const node: CompiledNode = {
       id: block.id,
       block,
@@ -158,20 +182,29 @@ export function compileWorkflow(input: unknown): CompiledWorkflow {
   }
 
   const startEdges = new Map<string, number[]>();
-  for (const edge of state.edges) {
-    const source = nodes.get(edge.source) as CompiledNode;
-    const target = nodes.get(edge.target) as CompiledNode;
+  state.edges.forEach((edge, index) => {
+    const source = nodes.get(edge.source);
+    const target = nodes.get(edge.target);
+    if (!source || !target) {
+      const [end, id] = source ? ["target", edge.target] : ["source", edge.source];
+      throw unrunnable("dangling_edge", `edges[${index}].${end}`, `Edge "${edge.id}": ${end} "${id}" is not a block`);
+    }
     const handle = edge.sourceHandle ?? "";
-    if (handle === LOOP_START_HANDLE || handle === PARALLEL_START_HANDLE) {
+    const isStart = handle === LOOP_START_HANDLE || handle === PARALLEL_START_HANDLE;
+    // Edges number their targets within one scope; a start edge leads from a container into its body.
+    if ((isStart ? source.id : source.scopeId) !== target.scopeId) {
+      throw unrunnable("cross_scope_edge", `edges[${index}].target`, `Edge "${edge.id}": "${source.block.name}" and "${target.block.name}" are not in the same scope`);
+    }
+    if (isStart) {
       startEdges.set(source.id, [...(startEdges.get(source.id) ?? []), target.index]);
-      continue;
+      return;
     }
     const rule = ruleOf(edge.sourceHandle, source.type);
     source.outgoing.push({ target: target.index, rule });
     source.isSink = false;
     if (rule.on === "error") source.hasErrorEdge = true;
     source.targets.set(handle, [...(source.targets.get(handle) ?? []), target.identity]);
-  }
+  });
 
   for (const node of nodes.values()) {
     if (node.type !== "loop" && node.type !== "parallel") continue;

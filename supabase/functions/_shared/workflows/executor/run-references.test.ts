@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../state/issues.ts";
-import { runWorkflow } from "../runs/run-workflow.ts";
 import { fn, flow, ifElse, run } from "../../../../../test/helpers/workflows/flows.ts";
 
 describe("references", () => {
@@ -60,13 +58,6 @@ describe("references", () => {
     const result = await run(flow().block("read", "variables", { assignments: [{ name: "v", value: "{{MISSING}}" }] }, { name: "Read" }).chain("start", "read"));
     expect(result.error).toMatchObject({ code: "ENV_VAR_NOT_FOUND" });
     expect(result.error?.message).toContain("{{MISSING}}");
-  });
-
-  it("refuses to run a state whose references name no block", async () => {
-    const state = flow().block("read", "variables", { assignments: [{ name: "v", value: "<nothere.value>" }] }, { name: "Read" }).chain("start", "read").build();
-    const error = await runWorkflow({ workflow: state, trigger: { kind: "manual" } }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).message).toContain("<nothere.value>");
   });
 
   it("reads a block on a branch that did not run as null", async () => {

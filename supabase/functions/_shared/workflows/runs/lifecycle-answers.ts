@@ -4,6 +4,7 @@
  * on every request (that costs the hot path more than the call itself).
  */
 import type { Checkpoint } from "../executor/replay.ts";
+import type { ValidationIssue } from "../state/issues.ts";
 
 /** A bucket's state, for the X-RateLimit-* headers. */
 export interface RateLimitState {
@@ -41,8 +42,8 @@ export interface RunPayload {
   workflow: { id: string; name: string; workspaceId: string; billingAccountId?: string };
   /** The deployment it runs; `state` is left out when the caller said it caches it. */
   deployment: { id: string; version: number; state?: unknown } | null;
-  /** A manual run's draft snapshot. */
-  snapshot: { id: string; state: unknown } | null;
+  /** A manual run's draft snapshot, with what the database's validator finds in it in deploy mode (a run with any issue is refused). */
+  snapshot: { id: string; state: unknown; issues: ValidationIssue[] } | null;
   /** `variables` is left out when the caller holds `version`. */
   environment: { version: number; variables?: Record<string, string> };
   /** A claimed async run's history from earlier attempts (executor/durable.ts); empty on a first attempt, absent for sync runs. */

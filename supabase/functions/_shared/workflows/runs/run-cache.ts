@@ -8,6 +8,7 @@
  */
 import { compileWorkflow } from "../executor/execute.ts";
 import type { CompiledWorkflow } from "../executor/graph.ts";
+import { ValidationError } from "../state/issues.ts";
 import type { RunPayload } from "./lifecycle-answers.ts";
 
 /** Most entries per map; the oldest go first. Each is a few kilobytes of compiled state. */
@@ -27,8 +28,17 @@ export interface CachedEnvironment {
   variables: Record<string, string>;
 }
 
-/** A compiled state, or the validation error compiling it gave (kept so a bad draft is not compiled twice). */
+/** A compiled state, or why it cannot run (kept so a refused draft is not looked at twice). */
 export type CompiledEntry = { ok: true; compiled: CompiledWorkflow } | { ok: false; error: unknown };
+
+/** A state compiled, or the graph compiler's refusal of it. */
+function compiledEntry(state: unknown): CompiledEntry {
+  try {
+    return { ok: true, compiled: compileWorkflow(state) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
 
 /** The instance's cache (see the module comment). */
 export class RunCache {
@@ -57,9 +67,10 @@ export class RunCache {
 
   /**
    * The compiled workflow a payload runs: its deployment's (or snapshot's) state compiled once.
-   * Throws the validation error of a state that does not compile, and an Error when the payload
-   * left the state out for a deployment this instance does not hold (it was told it did: only
-   * after the entry was evicted, which MAX_ENTRIES makes rare).
+   * Throws a ValidationError for a snapshot the database found issues in (a draft with no enabled
+   * trigger, say: admit checks it in deploy mode) or a state the graph compiler refuses, and an
+   * Error when the payload left the state out for a deployment this instance does not hold (it was
+   * told it did: only after the entry was evicted, which MAX_ENTRIES makes rare).
    */
   compiledFor(payload: RunPayload): CompiledWorkflow {
     const source = payload.deployment ?? payload.snapshot;
@@ -67,11 +78,8 @@ export class RunCache {
     let entry = this.compiled.get(source.id);
     if (!entry) {
       if (source.state === undefined) throw new Error(`the state of ${source.id} was left out but is not cached`);
-      try {
-        entry = { ok: true, compiled: compileWorkflow(source.state) };
-      } catch (error) {
-        entry = { ok: false, error };
-      }
+      const issues = payload.snapshot?.issues ?? [];
+      entry = issues.length > 0 ? { ok: false, error: new ValidationError(issues) } : compiledEntry(source.state);
       this.compiled.set(source.id, entry);
     }
     this.workflows.set(payload.workflow.id, { workspaceId: payload.workflow.workspaceId, deploymentId: payload.deployment?.id ?? this.workflows.get(payload.workflow.id)?.deploymentId ?? null });

@@ -20,7 +20,8 @@ export interface PreparedRun {
 
 /**
  * The compiled workflow and environment of an admitted or claimed run. Throws the ValidationError
- * of a state that does not compile (a manual run's draft can be invalid).
+ * of a state that cannot run: a manual run's draft with deploy-mode issues (the database's, which
+ * admit hands over), or a state the graph compiler refuses.
  */
 export async function prepareRun(call: ServiceCall, cache: RunCache, payload: RunPayload, assumedWorkspaceId?: string): Promise<PreparedRun> {
   const compiled = cache.compiledFor(payload);

@@ -1,7 +1,7 @@
 /**
  * Where the executor meets the block handlers: every caller that runs a workflow (the execute and
  * manual-run endpoints, the stream, the async worker) comes through here, so the executor and the
- * validator never import a handler and the handler registry is wired in once.
+ * spec registry never import a handler and the handler registry is wired in once.
  */
 import { BLOCK_HANDLERS } from "../blocks/handlers.ts";
 import type { HandledBlockType } from "../blocks/specs.ts";

@@ -1,13 +1,14 @@
 /**
- * What the validators report: one issue per problem, each naming its rule (`code`), the block or
- * edge and the field, and the error that carries them all. The SQL validator reports the same codes
- * and fields for the same state (test/workflows/validation-parity.test.ts).
+ * What the database's validator (`workflows_private.state_issues`) reports, as TypeScript reads it:
+ * one issue per problem, each naming its rule (`code`), the block or edge and the field; and the
+ * error that carries them to a run's answer (400 INVALID_WORKFLOW with `issues`). The graph
+ * compiler raises the same error for the few states it cannot build (executor/graph.ts).
  */
 import { WorkflowError } from "../core/errors.ts";
 
-/** Kinds of validation issue; the SQL validator reports the same codes for the same rules. */
+/** Kinds of validation issue, as the database's validator names its rules. */
 export type IssueCode =
-  /** The state is past a cap (state-caps.ts): nothing else is checked. */
+  /** The state is past a cap (docs/workflow-limits.md): nothing else is checked. */
   | "state_too_large"
   | "too_many_blocks"
   | "too_many_edges"

@@ -3,7 +3,7 @@
  * config rules and its choice handles as JSON, and the state envelope's schema. The catalogue
  * migrations store them in `workflows_private.block_types` and `workflows_private.schemas`, where a
  * small JSON Schema validator and the rule interpreter check saved drafts against them. The block
- * folders stay the one source of truth: test/workflows/validation-parity.test.ts fails when the
+ * folders stay the one source of truth: test/workflows/validation-corpus.test.ts fails when the
  * stored catalogue differs from what this module produces, and `catalogueSql()` writes the
  * migration that brings it up to date.
  */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "./state-builder.ts";
-import { validateWorkflowState } from "./validate.ts";
 
 describe("WorkflowBuilder", () => {
   it("writes the state format the editor saves", () => {
@@ -17,7 +16,6 @@ describe("WorkflowBuilder", () => {
       { id: "start->each", source: "start", target: "each" },
       { id: "each->double:loop-start", source: "each", target: "double", sourceHandle: "loop-start" },
     ]);
-    expect(validateWorkflowState(state, "deploy").ok).toBe(true);
   });
 
   it("chains blocks and hands out independent copies", () => {

@@ -1,6 +1,7 @@
 /**
  * A terse way to write workflow states in code (tests, benchmarks, seeds), producing exactly the
- * JSON the editor saves. It does not validate; pass the result to validateWorkflowState.
+ * JSON the editor saves. It does not validate: the database does, when the state is saved (or
+ * through `validate_workflow_state`).
  */
 import type { LoopSettings, ParallelSettings, WorkflowState } from "./state-schema.ts";
 
