@@ -62,7 +62,7 @@ export interface ExecutorServices {
   clock: Clock;
   files: FileStore;
   newId(): string;
-  /** The guarded fetch, model providers and prices, for blocks that reach outside (outbound/). */
+  /** The guarded fetch, model providers and model pricing, for blocks that reach outside (outbound/). */
   outbound: OutboundServices;
 }
 

@@ -1,7 +1,7 @@
 /**
- * How the workflow runtime calls its SQL lifecycle (admit, finish, claim, heartbeat, the reads):
- * straight over the function instance's own Postgres pool, as the service role, one round trip a
- * call (db/direct-rpc.ts). No supabase-js and no PostgREST hop on the hot path: at hundreds of runs
+ * How the workflow runtime calls its SQL (admit, finish, claim, heartbeat, the reads, a model
+ * block's cost): straight over the function instance's own Postgres pool, as the service role, one
+ * round trip a call (db/direct-rpc.ts). No supabase-js and no PostgREST hop on the hot path: at hundreds of runs
  * a second those hops cost more CPU than the run itself. A call that loses its connection (the
  * database restarting, an administrator terminating backends) becomes a 503 with Retry-After
  * instead of the 500 of an unexpected error: the client can simply try again.
