@@ -5,7 +5,7 @@
  * finish_workflow_run, which also prices and charges its model usage. The SQL decides everything
  * else (docs/workflow-runs.md).
  */
-import type { ExecutionResult, UserFile } from "../core/context.ts";
+import type { ExecutionResult, ModelUsage, UserFile } from "../core/context.ts";
 import type { CompiledWorkflow } from "../executor/graph.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "../core/errors.ts";
 import type { RunPayload, StoredResponse } from "./lifecycle-answers.ts";
@@ -32,14 +32,6 @@ export async function prepareRun(call: ServiceCall, cache: RunCache, payload: Ru
   return { compiled, env };
 }
 
-/** A model call as the engine reports it (ExecutionResult.modelUsage, once blocks call models). */
-interface ModelUsage {
-  model: string;
-  promptTokens: number;
-  completionTokens: number;
-  ownKey: boolean;
-}
-
 /** How a run ended, as finish_workflow_run takes it. */
 export interface RunEnding {
   status: "completed" | "failed" | "cancelled";
@@ -55,7 +47,7 @@ export interface RunEnding {
 /** The ending of an executed run: a timeout is failed with RUN_TIMEOUT, a cancellation cancelled. */
 export function endingOf(result: ExecutionResult, files: UserFile[] = []): RunEnding {
   const status = result.status === "success" ? "completed" : result.status === "cancelled" ? "cancelled" : "failed";
-  const modelUsage = (result as ExecutionResult & { modelUsage?: ModelUsage[] }).modelUsage;
+  const modelUsage = result.modelUsage;
   return {
     status,
     output: result.output,

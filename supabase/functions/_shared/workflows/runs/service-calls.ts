@@ -7,11 +7,12 @@
  * instead of the 500 of an unexpected error: the client can simply try again.
  */
 import { callAsService, openServiceDatabase, type DirectDatabase } from "../../db/direct-rpc.ts";
+import type { Rpc } from "../../db/rpc.ts";
 import { requireEnv } from "../../config/env.ts";
 import { HttpError } from "../../http/errors.ts";
 
-/** Calls `public.<fn>` with named arguments and returns its JSON answer. */
-export type ServiceCall = (fn: string, args: Record<string, unknown>) => Promise<unknown>;
+/** Calls `public.<fn>` with named arguments and returns its answer (name, arguments and result typed, db/rpc.ts). */
+export type ServiceCall = Rpc;
 
 /** Connections per function instance: a run holds one only while admit or finish runs. */
 const POOL_SIZE = 6;
