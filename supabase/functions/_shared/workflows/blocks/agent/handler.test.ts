@@ -47,12 +47,12 @@ function agent(input: Partial<AgentInput>, options: { hosted?: boolean; pricing?
     openai: { baseUrl: openai.baseUrl, apiKey: options.hosted === false ? null : HOSTED_OPENAI },
     anthropic: { baseUrl: anthropic.baseUrl, apiKey: options.hosted === false ? null : HOSTED_ANTHROPIC },
   };
-  const output = agentHandler.execute({
+  const output = Promise.resolve(agentHandler.execute({
     ...base,
     services: { ...base.services, outbound: { ...standInOutbound({ providers, costs: COSTS }), ...(options.pricing ? { pricing: options.pricing } : {}) } },
     emitChunk: (chunk) => chunks.push(chunk),
     recordModelUsage: (entry) => usage.push(entry),
-  });
+  }));
   return { output, chunks, usage };
 }
 

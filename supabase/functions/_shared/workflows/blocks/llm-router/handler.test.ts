@@ -32,12 +32,12 @@ beforeEach(() => {
 function route(input: Partial<LlmRouterInput>) {
   const usage: ModelUsage[] = [];
   const base = testRun<LlmRouterInput>({ model: "gpt-4o-mini", prompt: "I was charged twice", routes: ROUTES, ...input }, { deadline: Date.now() + 20_000 });
-  const output = llmRouterHandler.execute({
+  const output = Promise.resolve(llmRouterHandler.execute({
     ...base,
     services: { ...base.services, outbound: standInOutbound({ providers: { openai: { baseUrl: openai.baseUrl, apiKey: KEY }, anthropic: { baseUrl: anthropic.baseUrl, apiKey: KEY } }, costs: COSTS }) },
     targetsOf: (handle) => (handle === "router-billing" ? [{ id: "refunds", name: "Refunds", type: "agent" }] : []),
     recordModelUsage: (entry) => usage.push(entry),
-  });
+  }));
   return { output, usage };
 }
 
