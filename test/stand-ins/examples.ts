@@ -6,7 +6,7 @@
  */
 import { databaseModelPricing } from "../../supabase/functions/_shared/workflows/outbound/model-cost.ts";
 import type { OutboundServices } from "../../supabase/functions/_shared/workflows/outbound/services.ts";
-import { callService } from "../../supabase/functions/_shared/workflows/runs/service-calls.ts";
+import { callService } from "../../supabase/functions/_shared/db/service-calls.ts";
 import { startMisbehavingServer, type MisbehavingServer } from "./misbehaving-http.ts";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelReply, type ModelStandIn } from "./models.ts";
 import { standInOutbound } from "./outbound.ts";

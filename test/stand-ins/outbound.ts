@@ -3,10 +3,9 @@
  * guarded fetch with loopback allowed (as `npm test` configures the stack), and the given provider
  * endpoints and model costs instead of the environment's and the database's.
  */
-import type { ModelUsage } from "../../supabase/functions/_shared/workflows/core/context.ts";
 import { parseAllowList } from "../../supabase/functions/_shared/workflows/outbound/addresses.ts";
 import { guardedFetch, type OutboundPolicy } from "../../supabase/functions/_shared/workflows/outbound/guard.ts";
-import type { ModelCost, ModelPricing } from "../../supabase/functions/_shared/workflows/outbound/model-cost.ts";
+import type { ModelCost, ModelPricing, ModelUsage } from "../../supabase/functions/_shared/workflows/outbound/model-cost.ts";
 import { DEFAULT_BASE_URLS, type HostedProviders } from "../../supabase/functions/_shared/workflows/outbound/providers/settings.ts";
 import type { OutboundServices } from "../../supabase/functions/_shared/workflows/outbound/services.ts";
 import { isDeepStrictEqual } from "node:util";

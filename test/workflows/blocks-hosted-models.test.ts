@@ -13,7 +13,7 @@ import { loadConfig } from "../../platform/config/stack-config.ts";
 import { fixtureFunctionEnvironment } from "../../platform/functions-host/launch.ts";
 import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
 import { databaseModelPricing } from "../../supabase/functions/_shared/workflows/outbound/model-cost.ts";
-import { callService } from "../../supabase/functions/_shared/workflows/runs/service-calls.ts";
+import { callService } from "../../supabase/functions/_shared/db/service-calls.ts";
 import { guardedFetch } from "../../supabase/functions/_shared/workflows/outbound/guard.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { fetchFrom, serviceClient, simulatedClientAddress } from "../helpers/clients.ts";

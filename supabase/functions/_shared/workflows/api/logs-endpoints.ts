@@ -8,7 +8,7 @@
  * Each request needs an `x-api-key` (401 without), has its query or path parsed here (400; an id
  * that is not a UUID names no log: 404), and is answered by one SQL function that authenticates
  * the key, spends a token of the logs rate limit, checks the key may read the workspace and reads
- * the page, over the instance's service-role pool in one round trip (runs/service-calls.ts; a lost
+ * the page, over the instance's service-role pool in one round trip (db/service-calls.ts; a lost
  * connection is a 503). The answer carries the logs API's own rate limit in X-RateLimit-Limit /
  * -Remaining / -Reset (ISO), and Retry-After on a 429.
  */
@@ -18,7 +18,7 @@ import { HttpError } from "../../http/errors.ts";
 import type { RpcArgs } from "../../db/rpc.ts";
 import { createRouter } from "../../http/routing.ts";
 import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
-import { callService, type ServiceCall } from "../runs/service-calls.ts";
+import { callService, type ServiceCall } from "../../db/service-calls.ts";
 import { encodeCursor } from "./logs-cursor.ts";
 import { logIdPath, logsAnswer, logsArguments, logsQuery, pagePosition } from "./logs-schemas.ts";
 

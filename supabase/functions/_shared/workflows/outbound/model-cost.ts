@@ -6,8 +6,16 @@
  * its calls' summed tokens: the formula is linear, so that is what pricing each call gives.
  */
 import { z } from "zod";
-import type { ModelUsage } from "../core/context.ts";
-import type { ServiceCall } from "../runs/service-calls.ts";
+import type { Rpc } from "../../db/rpc.ts";
+
+/** One model call's token usage, as a block reports it for billing (finish_workflow_run's p_model_usage). */
+export interface ModelUsage {
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** True when the user's own provider key paid for the call (priced without the hosted markup). */
+  ownKey: boolean;
+}
 
 /** A block's model cost in USD, as its output shows it (a model without a price costs 0). */
 export interface ModelCost {
@@ -23,6 +31,6 @@ export type ModelPricing = (usage: ModelUsage) => Promise<ModelCost>;
 const blockCost = z.object({ input: z.number(), output: z.number(), total: z.number() });
 
 /** Pricing by `public.price_model_usage`, called as the service role through `call`. */
-export function databaseModelPricing(call: ServiceCall): ModelPricing {
+export function databaseModelPricing(call: Rpc): ModelPricing {
   return async (usage) => blockCost.parse(await call("price_model_usage", { p_usage: [usage] }));
 }

@@ -5,7 +5,7 @@
  * the provider variables, `public.price_model_usage` over the runtime's service-role pool); tests
  * pass stand-ins.
  */
-import { callService } from "../runs/service-calls.ts";
+import { callService } from "../../db/service-calls.ts";
 import { guardedFetch, type GuardedFetchInit } from "./guard.ts";
 import { databaseModelPricing, type ModelPricing } from "./model-cost.ts";
 import { hostedProvidersFromEnv, type HostedProviders } from "./providers/settings.ts";

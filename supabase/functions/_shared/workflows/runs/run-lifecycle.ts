@@ -5,12 +5,13 @@
  * finish_workflow_run, which also prices and charges its model usage. The SQL decides everything
  * else (docs/workflow-runs.md).
  */
-import type { ExecutionResult, ModelUsage, UserFile } from "../core/context.ts";
+import type { ExecutionResult, UserFile } from "../core/context.ts";
+import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { CompiledWorkflow } from "../executor/graph.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "../core/errors.ts";
 import type { RunPayload, StoredResponse } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
-import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";
+import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 
 /** What a run executes with. */
 export interface PreparedRun {

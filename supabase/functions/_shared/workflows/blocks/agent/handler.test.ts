@@ -3,9 +3,8 @@ import { startMisbehavingServer, type MisbehavingServer } from "../../../../../.
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../../../../../../test/stand-ins/models.ts";
 import { standInOutbound, type StandInCost } from "../../../../../../test/stand-ins/outbound.ts";
 import { startQdrantStandIn, type QdrantStandIn } from "../../../../../../test/stand-ins/qdrant.ts";
-import type { ModelUsage } from "../../core/context.ts";
 import { WorkflowError } from "../../core/errors.ts";
-import type { ModelPricing } from "../../outbound/model-cost.ts";
+import type { ModelPricing, ModelUsage } from "../../outbound/model-cost.ts";
 import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { AgentInput } from "./config.ts";
 import { agentHandler } from "./handler.ts";

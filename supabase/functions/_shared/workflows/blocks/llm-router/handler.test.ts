@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../../../../../../test/stand-ins/models.ts";
 import { standInOutbound, type StandInCost } from "../../../../../../test/stand-ins/outbound.ts";
-import type { ModelUsage } from "../../core/context.ts";
 import { WorkflowError } from "../../core/errors.ts";
+import type { ModelUsage } from "../../outbound/model-cost.ts";
 import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { LlmRouterInput } from "./config.ts";
 import { llmRouterHandler } from "./handler.ts";
