@@ -50,8 +50,9 @@ async function runPgTap(config: StackConfig, files: string[]): Promise<SuiteResu
 }
 
 /**
- * Type checks: tsc over the Node side (platform, scripts, tests), and `deno check` over every edge
- * function and the Deno side of the functions host, resolved through the same import map.
+ * Type checks: tsc over the Node side (platform, scripts, tests, and the unit tests beside the edge
+ * functions' modules, which run under vitest), and `deno check` over every edge function and the
+ * Deno side of the functions host, resolved through the same import map.
  */
 async function runTypecheck(): Promise<SuiteResult> {
   const tsc = await runCaptured(join(PROJECT_ROOT, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], {});

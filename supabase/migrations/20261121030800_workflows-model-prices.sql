@@ -65,15 +65,19 @@ $$;
 comment on function workflows_private.is_token_count(jsonb) is 'True for a whole, non-negative JSON number below 10^15.';
 
 /**
- * Prices a run's model usage. `p_usage` is a JSON array of {model, promptTokens, completionTokens,
- * ownKey?}, one entry per model call or already summed (entries of the same model add up). Returns
+ * Prices model usage: the one implementation of the cost formula. finish_workflow_run prices a
+ * run's usage with it, and the Agent and LLM Router blocks ask it (as the service role) for the
+ * cost they report, so the two cannot disagree. `p_usage` is a JSON array of {model, promptTokens,
+ * completionTokens, ownKey?}, one entry per model call or already summed (entries of the same model
+ * add up; the formula is linear and numeric keeps every digit of a cost under $10,000, so calls
+ * priced one by one and their summed tokens give the same decimals). Returns
  * {input, output, total, tokens {prompt, completion, total}, models {<model>: {input, output, total,
  * tokens {…}, priced}}}: the spec's cost shape without the base charge, in exact decimals. Each
  * entry is priced with the model's row in effect at `p_at`, times its hosted_multiplier unless
  * ownKey. A model without a price costs 0 and is reported with `priced: false` (the run is still
  * recorded; the operator adds the price). Malformed usage raises 22023.
  */
-create function workflows_private.price_model_usage(p_usage jsonb, p_at timestamptz)
+create function public.price_model_usage(p_usage jsonb, p_at timestamptz default now())
 returns jsonb
 language plpgsql
 stable
@@ -130,7 +134,7 @@ begin
   return v_result;
 end;
 $$;
-comment on function workflows_private.price_model_usage(jsonb, timestamptz) is 'The cost of a run''s model usage (spec cost shape, without the base charge); unknown models cost 0 and are flagged priced: false.';
+comment on function public.price_model_usage(jsonb, timestamptz) is 'The cost of model usage (spec cost shape, without the base charge), the one place the formula lives: runs are recorded and blocks report their cost with it; unknown models cost 0 and are flagged priced: false. Service role only.';
 
 -- Access -----------------------------------------------------------------------------------------
 
@@ -142,4 +146,5 @@ create policy "Everyone signed in can read model prices" on public.model_prices
   for select to authenticated
   using (true);
 
-revoke execute on function workflows_private.price_model_usage(jsonb, timestamptz), workflows_private.is_token_count(jsonb) from public, anon, authenticated, service_role;
+revoke execute on function public.price_model_usage(jsonb, timestamptz), workflows_private.is_token_count(jsonb) from public, anon, authenticated, service_role;
+grant execute on function public.price_model_usage(jsonb, timestamptz), workflows_private.is_token_count(jsonb) to service_role;

@@ -519,7 +519,7 @@ begin
     raise exception 'finish_workflow_run: duration cannot be negative' using errcode = '22023';
   end if;
   if p_model_usage is not null and p_model_usage <> '[]'::jsonb then
-    v_models := workflows_private.price_model_usage(p_model_usage, v_now);
+    v_models := public.price_model_usage(p_model_usage, v_now);
     v_model_cost := (v_models ->> 'total')::numeric;
   end if;
 

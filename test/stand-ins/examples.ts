@@ -2,11 +2,11 @@
  * What the runnable examples of the outside-reaching blocks run against in `npm test`: one of each
  * stand-in, and for each sample its scripted model replies, vector collections, and environment
  * with `{stand-in:http}` / `{stand-in:qdrant}` replaced by the stand-ins' URLs. The examples use
- * the platform's (hosted) keys, priced from the database's model_prices.
+ * the platform's (hosted) keys, priced by the database (price_model_usage).
  */
-import { databasePriceSource } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";
+import { databaseModelPricing } from "../../supabase/functions/_shared/workflows/outbound/model-cost.ts";
 import type { OutboundServices } from "../../supabase/functions/_shared/workflows/outbound/services.ts";
-import { serviceClient } from "../helpers/clients.ts";
+import { callService } from "../../supabase/functions/_shared/db/service-calls.ts";
 import { startMisbehavingServer, type MisbehavingServer } from "./misbehaving-http.ts";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelReply, type ModelStandIn } from "./models.ts";
 import { standInOutbound } from "./outbound.ts";
@@ -42,7 +42,7 @@ export class ExampleStandIns {
     const resolved = Object.fromEntries(Object.entries(env ?? {}).map(([name, value]) => [name, urls[value] ?? value]));
     const outbound = {
       ...standInOutbound({ providers: { openai: { baseUrl: this.openai.baseUrl, apiKey: HOSTED_KEY }, anthropic: { baseUrl: this.anthropic.baseUrl, apiKey: HOSTED_KEY } } }),
-      prices: databasePriceSource(() => serviceClient()),
+      pricing: databaseModelPricing(callService),
     };
     return { env: resolved, services: { outbound } };
   }

@@ -5,13 +5,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
-import type { ModelPriceRow } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../stand-ins/models.ts";
 import { standInOutbound } from "../stand-ins/outbound.ts";
 
 const KEY = "sk-engine-test-key-000000";
-const PRICES: ModelPriceRow[] = [{ model: "gpt-4o-mini", inputPerMillion: "0.1500", outputPerMillion: "0.6000", hostedMultiplier: "2.500", effectiveFrom: "2025-01-01T00:00:00Z" }];
 let openai: ModelStandIn;
 let anthropic: ModelStandIn;
 let services: { outbound: ReturnType<typeof standInOutbound> };
@@ -19,7 +17,7 @@ let services: { outbound: ReturnType<typeof standInOutbound> };
 beforeAll(async () => {
   openai = await startOpenAiStandIn([KEY]);
   anthropic = await startAnthropicStandIn([KEY]);
-  services = { outbound: standInOutbound({ providers: { openai: { baseUrl: openai.baseUrl, apiKey: KEY }, anthropic: { baseUrl: anthropic.baseUrl, apiKey: KEY } }, prices: PRICES }) };
+  services = { outbound: standInOutbound({ providers: { openai: { baseUrl: openai.baseUrl, apiKey: KEY }, anthropic: { baseUrl: anthropic.baseUrl, apiKey: KEY } } }) };
 });
 afterAll(async () => {
   await Promise.all([openai.close(), anthropic.close()]);

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../platform/config/stack-config.ts";
 import { fixtureFunctionEnvironment } from "../../platform/functions-host/launch.ts";
 import { runWorkflow } from "../../supabase/functions/_shared/workflows/runs/run-workflow.ts";
-import { databasePriceSource } from "../../supabase/functions/_shared/workflows/outbound/model-prices.ts";
+import { databaseModelPricing } from "../../supabase/functions/_shared/workflows/outbound/model-cost.ts";
+import { callService } from "../../supabase/functions/_shared/db/service-calls.ts";
 import { guardedFetch } from "../../supabase/functions/_shared/workflows/outbound/guard.ts";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { fetchFrom, serviceClient, simulatedClientAddress } from "../helpers/clients.ts";
@@ -110,7 +111,31 @@ describe("model blocks through the stack, with the platform's keys", () => {
 });
 
 describe("the Agent's cost and the recorded cost agree to the last digit", () => {
-  /** Runs two Agents in process (prices from the database), records the run with their usage, and returns both sides. */
+  /** Runs `state` in process (model cost from the database), records the run with its usage, and returns both. */
+  async function runAndRecordState(state: ReturnType<WorkflowBuilder["build"]>) {
+    const result = await runWorkflow({
+      workflow: state,
+      trigger: { kind: "api", input: {} },
+      services: {
+        outbound: {
+          fetch: (url, init) => guardedFetch(url, { ...init, policy: LOOPBACK_POLICY }),
+          providers: { openai: { baseUrl: hosted.OPENAI_BASE_URL, apiKey: hosted.OPENAI_API_KEY }, anthropic: { baseUrl: hosted.ANTHROPIC_BASE_URL, apiKey: hosted.ANTHROPIC_API_KEY } },
+          // The functions' own way to the database: the runtime's service-role pool.
+          pricing: databaseModelPricing(callService),
+        },
+      },
+    });
+    expect(result.error).toBeNull();
+    const workflowId = await createWorkflow(workspace.members.editor, workspace.id, `Cost ${Math.random()}`, state);
+    const service = serviceClient();
+    const admitted = await service.rpc("admit_workflow_run", { p_workflow_id: workflowId, p_trigger: "manual", p_user_id: workspace.members.editor.id });
+    const executionId = (admitted.data as { executionId: string }).executionId;
+    const finished = await service.rpc("finish_workflow_run", { p_execution_id: executionId, p_status: "completed", p_model_usage: result.modelUsage });
+    expect(finished.error).toBeNull();
+    return { result, executionId };
+  }
+
+  /** Runs two Agents in process (model cost from the database), records the run with their usage, and returns both sides. */
   async function runAndRecord(ownKey: boolean) {
     openai.reply({ text: "a", usage: { prompt: 123_457, completion: 9_871 } });
     anthropic.reply({ text: "b", usage: { prompt: 77_777, completion: 3_333 } });
@@ -122,29 +147,11 @@ describe("the Agent's cost and the recorded cost agree to the last digit", () =>
       .edge("start", "first")
       .edge("first", "second")
       .build();
-    const result = await runWorkflow({
-      workflow: state,
-      trigger: { kind: "api", input: {} },
-      services: {
-        outbound: {
-          fetch: (url, init) => guardedFetch(url, { ...init, policy: LOOPBACK_POLICY }),
-          providers: { openai: { baseUrl: hosted.OPENAI_BASE_URL, apiKey: hosted.OPENAI_API_KEY }, anthropic: { baseUrl: hosted.ANTHROPIC_BASE_URL, apiKey: hosted.ANTHROPIC_API_KEY } },
-          // The functions' own client; Node 20 needs the tests' WebSocket for supabase-js, Deno has one.
-          prices: databasePriceSource(() => serviceClient()),
-        },
-      },
-    });
-    expect(result.error).toBeNull();
+    const { result, executionId } = await runAndRecordState(state);
     expect(result.modelUsage).toEqual([
       { model: "o4-mini", promptTokens: 123_457, completionTokens: 9_871, ownKey },
       { model: "claude-3-5-haiku", promptTokens: 77_777, completionTokens: 3_333, ownKey },
     ]);
-    const workflowId = await createWorkflow(workspace.members.editor, workspace.id, `Cost ${ownKey}`, state);
-    const service = serviceClient();
-    const admitted = await service.rpc("admit_workflow_run", { p_workflow_id: workflowId, p_trigger: "manual", p_user_id: workspace.members.editor.id });
-    const executionId = (admitted.data as { executionId: string }).executionId;
-    const finished = await service.rpc("finish_workflow_run", { p_execution_id: executionId, p_status: "completed", p_model_usage: result.modelUsage });
-    expect(finished.error).toBeNull();
     const [recorded] = await sql<{ first: string; second: string; firstIn: string; firstOut: string; total: string }[]>`
       select cost -> 'models' -> 'o4-mini' ->> 'total' as first, cost -> 'models' -> 'claude-3-5-haiku' ->> 'total' as second,
         cost -> 'models' -> 'o4-mini' ->> 'input' as "firstIn", cost -> 'models' -> 'o4-mini' ->> 'output' as "firstOut", trim_scale(cost_total)::text as total
@@ -170,6 +177,28 @@ describe("the Agent's cost and the recorded cost agree to the last digit", () =>
     expect(String(first.cost.input)).toBe(recorded.firstIn);
     expect(String(first.cost.output)).toBe(recorded.firstOut);
     expect(String(second.cost.total)).toBe(recorded.second);
+  });
+
+  it("for an Agent that called its model twice, priced once from the summed tokens as the record prices each call", async () => {
+    // The tool's URL answers 404; the model reads the error and answers.
+    openai.reply({ toolCalls: [{ name: "ping", arguments: {} }], usage: { prompt: 123_457, completion: 9_871 } }, { text: "done", usage: { prompt: 54_323, completion: 1_237 } });
+    const state = new WorkflowBuilder()
+      .block("start", "api_trigger", {}, { name: "Start" })
+      .block("ask", "agent", { model: "o4-mini", userPrompt: "ping it", tools: [{ name: "ping", type: "api", config: { url: `${hosted.OPENAI_BASE_URL}/ping` } }] }, { name: "Ask" })
+      .edge("start", "ask")
+      .build();
+    const { result, executionId } = await runAndRecordState(state);
+    expect(result.modelUsage).toEqual([
+      { model: "o4-mini", promptTokens: 123_457, completionTokens: 9_871, ownKey: false },
+      { model: "o4-mini", promptTokens: 54_323, completionTokens: 1_237, ownKey: false },
+    ]);
+    const [recorded] = await sql<{ input: string; output: string; total: string }[]>`
+      select cost -> 'models' -> 'o4-mini' ->> 'input' as input, cost -> 'models' -> 'o4-mini' ->> 'output' as output, cost -> 'models' -> 'o4-mini' ->> 'total' as total
+      from public.workflow_executions where id = ${executionId}`;
+    // o4-mini at $1.10 / $4.40, hosted: (177,780 × 1.10 + 11,108 × 4.40) / 1e6 × 2.5
+    expect(recorded).toEqual({ input: "0.488895", output: "0.122188", total: "0.611083" });
+    const cost = (result.context.blockStates.ask.output as { cost: { input: number; output: number; total: number } }).cost;
+    expect({ input: String(cost.input), output: String(cost.output), total: String(cost.total) }).toEqual(recorded);
   });
 });
 

@@ -1114,6 +1114,9 @@ isOneToOne: false
 "preview_schedule":
 { Args: { "p_after"?: string,"p_count"?: number,"p_cron_expression": string,"p_timezone"?: string }; Returns: (string)[]
                            },
+"price_model_usage":
+{ Args: { "p_at"?: string,"p_usage": Json }; Returns: Json
+                           },
 "proposal_document":
 { Args: { "p_proposal_id": string }; Returns: Json
                            },

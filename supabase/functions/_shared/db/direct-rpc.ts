@@ -9,6 +9,7 @@ import postgres, { type Sql } from "postgres";
 import type { JWTPayload } from "jose";
 import { createLogger } from "../http/logger.ts";
 import { isApiRole } from "../auth/jwt-claims.ts";
+import type { RpcArgs, RpcName, RpcResult } from "./rpc.ts";
 
 const databaseLog = createLogger("db");
 
@@ -130,7 +131,7 @@ function identifier(name: string): string {
 }
 
 /** The statement that calls `public.<fn>` with the named arguments `args` holds, and its parameters. */
-async function callStatement(db: DirectDatabase, fn: string, args: Record<string, unknown>): Promise<{ call: string; parameters: string[] }> {
+async function callStatement(db: DirectDatabase, fn: string, args: object): Promise<{ call: string; parameters: string[] }> {
   const signature = (await signatureOf(db, fn)).filter((argument) => argument.name in args);
   const named = signature.map((argument) => `${identifier(argument.name)} => a.${identifier(argument.name)}`).join(", ");
   const columns = signature.map((argument) => `${identifier(argument.name)} ${argument.type}`).join(", ");
@@ -161,9 +162,9 @@ export function openServiceDatabase(url: string, maxConnections = 4, statementTi
  * Runs `public.<fn>(args)` on a pool from openServiceDatabase, in a transaction of its own (the
  * statement's), and returns its result. Arguments are matched by name as in callAsCaller.
  */
-export async function callAsService(db: DirectDatabase, fn: string, args: Record<string, unknown>): Promise<unknown> {
+export async function callAsService<Fn extends RpcName>(db: DirectDatabase, fn: Fn, args: RpcArgs<Fn>): Promise<RpcResult<Fn>> {
   const { call, parameters } = await callStatement(db, fn, args);
-  const rows = await db.sql.unsafe<{ result: unknown }[]>(call, parameters, { prepare: true });
+  const rows = await db.sql.unsafe<{ result: RpcResult<Fn> }[]>(call, parameters, { prepare: true });
   return onlyRow(rows).result;
 }
 
@@ -172,7 +173,7 @@ export async function callAsService(db: DirectDatabase, fn: string, args: Record
  * and converted to the declared types by Postgres (json_to_record), as PostgREST does; names the
  * function does not declare are ignored and missing ones take their defaults.
  */
-export async function callAsCaller(db: DirectDatabase, claims: JWTPayload, fn: string, args: Record<string, unknown>): Promise<unknown> {
+export async function callAsCaller<Fn extends RpcName>(db: DirectDatabase, claims: JWTPayload, fn: Fn, args: RpcArgs<Fn>): Promise<RpcResult<Fn>> {
   const role = claims.role;
   if (!isApiRole(role)) throw new Error(`refusing to take role ${String(role)}`);
   const { call, parameters } = await callStatement(db, fn, args);
@@ -181,7 +182,7 @@ export async function callAsCaller(db: DirectDatabase, claims: JWTPayload, fn: s
   const [, rows] = await db.sql.begin((tx) => [
     tx`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
       set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`,
-    tx.unsafe<{ result: unknown }[]>(call, parameters, { prepare: true }),
+    tx.unsafe<{ result: RpcResult<Fn> }[]>(call, parameters, { prepare: true }),
   ]);
   return onlyRow(rows).result;
 }

@@ -7,10 +7,11 @@
  */
 import { callAsCaller, type DirectDatabase, openDirectDatabase } from "./direct-rpc.ts";
 import { readEnv } from "../config/env.ts";
+import { postgrestRpc, type Rpc } from "./rpc.ts";
 import { createServiceRoleClient } from "./supabase-clients.ts";
 
-/** Runs `public.<fn>(args)` (arguments by name) and resolves to its result; rejects when the call fails. */
-export type ServiceRpc = (fn: string, args: Record<string, unknown>) => Promise<unknown>;
+/** Runs `public.<fn>(args)` as the service role (name, arguments and result typed, rpc.ts). */
+export type ServiceRpc = Rpc;
 
 const SERVICE_CLAIMS = { role: "service_role" };
 
@@ -29,7 +30,7 @@ function projectDatabase(): DirectDatabase | null {
 export const serviceRpc: ServiceRpc = async (fn, args) => {
   const database = projectDatabase();
   if (database) return await callAsCaller(database, SERVICE_CLAIMS, fn, args);
-  const { data, error } = await createServiceRoleClient().rpc(fn, args);
+  const { data, error } = await postgrestRpc(createServiceRoleClient(), fn, args);
   if (error) throw new Error(`${fn} failed: ${error.code ?? "?"} ${error.message}`);
   return data;
 };

@@ -5,9 +5,9 @@
  */
 import type { z } from "zod";
 import { validate as validateInput } from "../http/body.ts";
+import type { RpcCall } from "../db/rpc.ts";
 import type { InputPart } from "../http/errors.ts";
 import { gamificationErrors } from "./errors.ts";
-import type { RpcCall } from "./rpc.ts";
 import { badgesPath, batchBody, categoryRankingQuery, historyQuery, localRankingQuery, nationalRankingQuery, scoreBody } from "./schemas.ts";
 
 /** The prefix every gamification path starts with, under /functions/v1 and at the gateway root. */

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
+import type { RpcCall } from "../db/rpc.ts";
 import { runRpc, type PostgrestResult } from "./rpc.ts";
 
-const call = { fn: "gamificacao_ranking_local", args: { p_periodo: "mensal" } };
+const call: RpcCall = { fn: "gamificacao_ranking_local", args: { p_periodo: "mensal" } };
 const limite = { limite: 120, restante: 119, reinicio: "2026-11-21T10:00:00-03:00", retry_after: 0, permitido: true };
 
 function runner(result: PostgrestResult) {

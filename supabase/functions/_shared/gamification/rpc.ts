@@ -4,15 +4,10 @@
  * JWT is PGRST301, 401) become envelope errors here.
  */
 import { z } from "zod";
+import type { RpcArgs, RpcCall, RpcName } from "../db/rpc.ts";
 import type { HttpError } from "../http/errors.ts";
 import { apiError, type RateLimitState } from "./envelope.ts";
 import { gamificationErrors, gamificationLog } from "./errors.ts";
-
-/** A call to one of the public.gamificacao_* SQL functions. */
-export interface RpcCall {
-  fn: string;
-  args: Record<string, unknown>;
-}
 
 /** What supabase-js's `rpc()` resolves to, reduced to what this module reads. */
 export interface PostgrestResult {
@@ -22,7 +17,7 @@ export interface PostgrestResult {
 }
 
 /** Runs one SQL function with the caller's credentials (supabase-js `rpc`, or a fake in tests). */
-export type RpcRunner = (fn: string, args: Record<string, unknown>) => PromiseLike<PostgrestResult>;
+export type RpcRunner = <Fn extends RpcName>(fn: Fn, args: RpcArgs<Fn>) => PromiseLike<PostgrestResult>;
 
 /** The outcome of a call: the data to send, or the error, with the caller's rate-limit state. */
 export type RpcOutcome =

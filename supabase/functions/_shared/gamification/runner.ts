@@ -8,6 +8,7 @@
  * same role and claims.
  */
 import { callAsCaller, openDirectDatabase, type DirectDatabase } from "../db/direct-rpc.ts";
+import { postgrestRpc } from "../db/rpc.ts";
 import { readEnv } from "../config/env.ts";
 import { createCallerClient } from "../db/supabase-clients.ts";
 import type { TokenPrincipal } from "../http/caller.ts";
@@ -19,7 +20,7 @@ export type RunnerFactory = (caller: TokenPrincipal) => RpcRunner;
 /** Runs the call through PostgREST (supabase-js `rpc`) with the caller's own token. */
 export const postgrestRunner: RunnerFactory = (caller) => {
   const client = createCallerClient(caller.authorization);
-  return (fn, args) => client.rpc(fn, args);
+  return (fn, args) => postgrestRpc(client, fn, args);
 };
 
 /** A runner factory that calls over `database` for verified callers, through `fallback` for the rest. */

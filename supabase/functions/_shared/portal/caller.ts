@@ -1,4 +1,5 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
+import type { Database } from "../db/database.types.ts";
 import type { ClaimsVerifier } from "../auth/jwt-claims.ts";
 import { createCallerClient } from "../db/supabase-clients.ts";
 import { resolveCaller } from "../http/caller.ts";
@@ -8,7 +9,7 @@ import { portalErrors } from "./errors.ts";
 /** A signed-in caller: their user id and a client that acts as them (RLS applies). */
 export interface Caller {
   userId: string;
-  client: SupabaseClient;
+  client: SupabaseClient<Database>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
+import type { Database } from "../db/database.types.ts";
 import { z } from "zod";
 import { escapeHtml } from "../http/html.ts";
 import type { Logger } from "../http/logger.ts";
@@ -57,7 +58,7 @@ const SELECT = "code, total_value, customers (company_name, contact_name), produ
  * Reads with the service role because the approval page's visitor is anonymous and the
  * technician's e-mail is no business of theirs.
  */
-export async function notifyTechnician(service: SupabaseClient, code: string, answer: Answer, log: Logger): Promise<boolean> {
+export async function notifyTechnician(service: SupabaseClient<Database>, code: string, answer: Answer, log: Logger): Promise<boolean> {
   try {
     const { data, error } = await service.from("proposals").select(SELECT).eq("code", code).maybeSingle();
     if (error || !data) {

@@ -1,5 +1,5 @@
-import { createClient } from "@supabase/supabase-js";
-import { requireEnv } from "../config/env.ts";
+import { postgrestRpc, type Rpc } from "../db/rpc.ts";
+import { createAnonClient } from "../db/supabase-clients.ts";
 import { HttpError } from "../http/errors.ts";
 
 /**
@@ -15,7 +15,7 @@ export interface Visitor {
    * visitor's rate limit, throws HttpError 429 `rate_limited` carrying the gateway's Retry-After
    * (the approve-proposal page of that code); any other failure is an Error (an outage).
    */
-  call(fn: string, args: Record<string, unknown>): Promise<unknown>;
+  call: Rpc;
 }
 
 /** Retry-After when a 429 carries none: the gateway's windows are one minute long. */
@@ -32,13 +32,10 @@ export function createVisitor(address: string | null): Visitor {
     if (response.status === 429) retryAfter = response.headers.get("retry-after");
     return response;
   };
-  const client = createClient(requireEnv("SUPABASE_URL"), requireEnv("SUPABASE_ANON_KEY"), {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-    global: { fetch: visitorFetch },
-  });
+  const client = createAnonClient(visitorFetch);
   return {
     async call(fn, args) {
-      const { data, error, status } = await client.rpc(fn, args);
+      const { data, error, status } = await postgrestRpc(client, fn, args);
       if (status === 429) {
         throw new HttpError(429, "rate_limited", `${fn} was refused for the visitor's rate limit`, undefined, {
           "retry-after": retryAfter && /^\d+$/.test(retryAfter) ? retryAfter : DEFAULT_RETRY_AFTER_SECONDS,

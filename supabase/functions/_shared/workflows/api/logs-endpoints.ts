@@ -8,16 +8,17 @@
  * Each request needs an `x-api-key` (401 without), has its query or path parsed here (400; an id
  * that is not a UUID names no log: 404), and is answered by one SQL function that authenticates
  * the key, spends a token of the logs rate limit, checks the key may read the workspace and reads
- * the page, over the instance's service-role pool in one round trip (runs/service-calls.ts; a lost
+ * the page, over the instance's service-role pool in one round trip (db/service-calls.ts; a lost
  * connection is a 503). The answer carries the logs API's own rate limit in X-RateLimit-Limit /
  * -Remaining / -Reset (ISO), and Retry-After on a 429.
  */
 import type { Context, Hono } from "hono";
 import { readParams, readQuery, validate } from "../../http/body.ts";
 import { HttpError } from "../../http/errors.ts";
+import type { RpcArgs } from "../../db/rpc.ts";
 import { createRouter } from "../../http/routing.ts";
 import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
-import { callService, type ServiceCall } from "../runs/service-calls.ts";
+import { callService, type ServiceCall } from "../../db/service-calls.ts";
 import { encodeCursor } from "./logs-cursor.ts";
 import { logIdPath, logsAnswer, logsArguments, logsQuery, pagePosition } from "./logs-schemas.ts";
 
@@ -36,11 +37,14 @@ function apiKeyOf(request: Request): string {
   return key;
 }
 
+/** The SQL functions behind the logs API. */
+type LogsFunction = "workflow_logs_json" | "workflow_log_detail" | "workflow_execution_detail";
+
 /**
  * Calls a logs SQL function and answers with its body (reshaped by `render`) and the rate limit
  * headers, or throws its refusal as an HttpError carrying the same headers.
  */
-async function answer(rpc: ServiceCall, fn: string, args: Record<string, unknown>, render: (body: Record<string, unknown>) => unknown = (body) => body): Promise<Response> {
+async function answer<Fn extends LogsFunction>(rpc: ServiceCall, fn: Fn, args: RpcArgs<Fn>, render: (body: Record<string, unknown>) => unknown = (body) => body): Promise<Response> {
   const parsed = logsAnswer.safeParse(await rpc(fn, args));
   if (!parsed.success) {
     workflowLog.error("logs_unexpected_answer", { fn });
@@ -73,14 +77,14 @@ async function listLogs(c: Context, rpc: ServiceCall): Promise<Response> {
   });
 }
 
-/** GET /api/v1/logs/{id} and /logs/executions/{executionId}: `fn` answers for the id in `param`. */
-async function oneLog(c: Context, rpc: ServiceCall, fn: string, param: string, argument: string, what: string): Promise<Response> {
+/** GET /api/v1/logs/{id} and /logs/executions/{executionId}: `read` answers for the key and the id in `param`. */
+async function oneLog(c: Context, param: string, what: string, read: (apiKey: string, id: string) => Promise<Response>): Promise<Response> {
   const request = c.req.raw;
   const apiKey = apiKeyOf(request);
   const value = readParams({ id: c.req.param(param) ?? "" }, errors);
   const path = logIdPath.safeParse(value);
   if (!path.success) throw new HttpError(404, "NOT_FOUND", `${what} ${value.id} not found`);
-  return await answer(rpc, fn, { p_api_key: apiKey, [argument]: path.data.id });
+  return await read(apiKey, path.data.id);
 }
 
 /** The logs API as a Hono app, to mount at LOGS_PREFIX. */
@@ -89,8 +93,12 @@ export function createLogsApp({ rpc = callService }: LogsOptions = {}): Hono {
     [
       { method: "GET", path: "/", handle: (c) => listLogs(c, rpc) },
       // Before "/:id", so that "executions" is never read as a log id.
-      { method: "GET", path: "/executions/:executionId", handle: (c) => oneLog(c, rpc, "workflow_execution_detail", "executionId", "p_execution_id", "Execution") },
-      { method: "GET", path: "/:id", handle: (c) => oneLog(c, rpc, "workflow_log_detail", "id", "p_id", "Log") },
+      {
+        method: "GET",
+        path: "/executions/:executionId",
+        handle: (c) => oneLog(c, "executionId", "Execution", (apiKey, id) => answer(rpc, "workflow_execution_detail", { p_api_key: apiKey, p_execution_id: id })),
+      },
+      { method: "GET", path: "/:id", handle: (c) => oneLog(c, "id", "Log", (apiKey, id) => answer(rpc, "workflow_log_detail", { p_api_key: apiKey, p_id: id })) },
     ],
     { errors, logger: workflowLog },
   );

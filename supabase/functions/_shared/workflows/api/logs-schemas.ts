@@ -10,6 +10,7 @@
  * than a silently unfiltered page.
  */
 import { z } from "zod";
+import type { RpcArgs } from "../../db/rpc.ts";
 import { UUID_PATTERN } from "../../http/uuid.ts";
 import { decodeCursor, type LogsCursor } from "./logs-cursor.ts";
 
@@ -105,7 +106,7 @@ export const logsQuery = z
 export type LogsQuery = z.output<typeof logsQuery>;
 
 /** The arguments of public.workflow_logs for a parsed query and key. */
-export function logsArguments(apiKey: string, query: LogsQuery): Record<string, unknown> {
+export function logsArguments(apiKey: string, query: LogsQuery): RpcArgs<"workflow_logs_json"> {
   return {
     p_api_key: apiKey,
     p_workspace_id: query.workspaceId,
@@ -118,8 +119,10 @@ export function logsArguments(apiKey: string, query: LogsQuery): Record<string, 
     p_execution_id: query.executionId ?? null,
     p_min_duration_ms: query.minDurationMs ?? null,
     p_max_duration_ms: query.maxDurationMs ?? null,
-    p_min_cost: query.minCost ?? null,
-    p_max_cost: query.maxCost ?? null,
+    // numeric, sent as the decimal text it was given so Postgres reads it exactly (the generated
+    // type of a numeric argument is number).
+    p_min_cost: (query.minCost ?? null) as number | null,
+    p_max_cost: (query.maxCost ?? null) as number | null,
     p_model: query.model ?? null,
     p_limit: query.limit,
     p_cursor_started_at: query.cursor?.startedAt ?? null,

@@ -10,6 +10,7 @@
  */
 import type { Context } from "hono";
 import { readParams } from "../../http/body.ts";
+import type { RpcArgs } from "../../db/rpc.ts";
 import { resolveCaller } from "../../http/caller.ts";
 import { HttpError } from "../../http/errors.ts";
 import { isUuid } from "../../http/uuid.ts";
@@ -27,8 +28,11 @@ export async function principalArguments(request: Request): Promise<{ p_api_key?
   return {};
 }
 
+/** The SQL functions behind the read endpoints. */
+type ReadFunction = "workflow_job_status" | "workflow_usage_limits" | "workflow_deployment_status";
+
 /** Calls a read function and answers its body, or its refusal. */
-async function answerRead(services: RunServices, fn: string, args: Record<string, unknown>): Promise<Response> {
+async function answerRead<Fn extends ReadFunction>(services: RunServices, fn: Fn, args: RpcArgs<Fn>): Promise<Response> {
   const answer = (await services.call(fn, args)) as ReadAnswer;
   if (answer.outcome === "refused") throw refusalError(answer);
   return Response.json(answer.body);

@@ -11,6 +11,7 @@ function result(overrides: Partial<ExecutionResult>): ExecutionResult {
     response: null,
     error: null,
     traceSpans: [],
+    modelUsage: [],
     context: { blockStates: {}, activePath: [], decisions: { condition: {}, router: {} }, subflows: {}, variables: {}, environment: [] },
     metadata: { trigger: "api", triggerBlockId: "start", startTime: "2026-01-01T00:00:00.000Z", endTime: "2026-01-01T00:00:00.010Z", durationMs: 10, blocksExecuted: 1 },
     ...overrides,

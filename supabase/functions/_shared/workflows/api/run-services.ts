@@ -5,7 +5,7 @@
  */
 import { syncRunTimeoutMs } from "../executor/time-budget.ts";
 import { runCache, type RunCache } from "../runs/run-cache.ts";
-import { callService, type ServiceCall } from "../runs/service-calls.ts";
+import { callService, type ServiceCall } from "../../db/service-calls.ts";
 import { storageFileStore, type RecordingFileStore, type RunFilesTarget } from "../runs/storage-files.ts";
 
 /** The endpoints' dependencies (see the module comment). */

@@ -3,7 +3,8 @@
  * resolved (references and environment variables filled in; code fields as ResolvedCode), does its
  * one job and returns an output object, or throws a WorkflowError.
  */
-import type { BlockOutput, ExecutorServices, ModelUsage, TriggerRequest } from "./context.ts";
+import type { ModelUsage } from "../outbound/model-cost.ts";
+import type { BlockOutput, ExecutorServices, TriggerRequest } from "./context.ts";
 import type { BlockIdentity } from "./errors.ts";
 
 /** What a handler can see and use during one execution of its block. */

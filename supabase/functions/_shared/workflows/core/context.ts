@@ -2,6 +2,7 @@
  * The shapes a run works with: how it was started, the services it may use (all injectable, so the
  * executor does no I/O of its own), block outputs, trace spans and the result it returns.
  */
+import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { OutboundServices } from "../outbound/services.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "./errors.ts";
 import type { Sandbox } from "./sandbox-contract.ts";
@@ -62,17 +63,8 @@ export interface ExecutorServices {
   clock: Clock;
   files: FileStore;
   newId(): string;
-  /** The guarded fetch, model providers and prices, for blocks that reach outside (outbound/). */
+  /** The guarded fetch, model providers and model pricing, for blocks that reach outside (outbound/). */
   outbound: OutboundServices;
-}
-
-/** One model call's token usage, as a block reports it for billing (finish_workflow_run's p_model_usage). */
-export interface ModelUsage {
-  model: string;
-  promptTokens: number;
-  completionTokens: number;
-  /** True when the user's own provider key paid for the call (priced without the hosted markup). */
-  ownKey: boolean;
 }
 
 /** Where an iteration span or block span sits inside loops and parallels (innermost). */

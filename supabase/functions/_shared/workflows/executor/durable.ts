@@ -22,7 +22,8 @@
  * Synchronous runs have no Durability and pay nothing for any of this. The history's shapes and
  * its index are replay.ts, which the run's state holds without importing this file.
  */
-import type { BlockOutput, ModelUsage, TraceSpan } from "../core/context.ts";
+import type { BlockOutput, TraceSpan } from "../core/context.ts";
+import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { CompiledNode } from "./graph.ts";
 import { RunParked } from "./replay.ts";
 import type { Frame, Run } from "./run-state.ts";

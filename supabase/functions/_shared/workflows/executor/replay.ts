@@ -4,7 +4,8 @@
  * replay. It imports nothing of the executor, so the run's state (run-state.ts) can hold a Replay
  * while durable.ts, which works on that state, imports both without a circle.
  */
-import type { BlockOutput, ModelUsage, TraceSpan } from "../core/context.ts";
+import type { BlockOutput, TraceSpan } from "../core/context.ts";
+import type { ModelUsage } from "../outbound/model-cost.ts";
 
 /** A block instance that completed in an earlier attempt. */
 export interface CompletedCheckpoint {

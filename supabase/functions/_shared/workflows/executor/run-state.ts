@@ -8,7 +8,8 @@
 import type { BlockHandlers } from "../core/block-handler.ts";
 import { BLOCK_SPECS, type HandledBlockType } from "../blocks/specs.ts";
 import { Cancellation } from "./cancellation.ts";
-import type { BlockOutput, ExecutionSnapshot, ExecutorServices, ModelUsage, TraceSpan, TriggerRequest } from "../core/context.ts";
+import type { BlockOutput, ExecutionSnapshot, ExecutorServices, TraceSpan, TriggerRequest } from "../core/context.ts";
+import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { Replay } from "./replay.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
 import { inputTexts, secretRedactor, type Redactor } from "./redaction.ts";

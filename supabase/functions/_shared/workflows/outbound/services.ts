@@ -1,11 +1,13 @@
 /**
  * What blocks that reach outside the run use, as one injectable service of the engine
  * (`ExecutorServices.outbound`): the guarded fetch, the hosted model-provider endpoints and the
- * model prices. By default the process's own (guardedFetch with OUTBOUND_ALLOWED_HOSTS, the
- * provider variables, `public.model_prices`); tests pass stand-ins.
+ * pricing of model usage. By default the process's own (guardedFetch with OUTBOUND_ALLOWED_HOSTS,
+ * the provider variables, `public.price_model_usage` over the runtime's service-role pool); tests
+ * pass stand-ins.
  */
+import { callService } from "../../db/service-calls.ts";
 import { guardedFetch, type GuardedFetchInit } from "./guard.ts";
-import { databasePriceSource, type PriceSource } from "./model-prices.ts";
+import { databaseModelPricing, type ModelPricing } from "./model-cost.ts";
 import { hostedProvidersFromEnv, type HostedProviders } from "./providers/settings.ts";
 
 /** A fetch with guardedFetch's checks and options. */
@@ -15,13 +17,13 @@ export type OutboundFetch = (url: string | URL, init?: GuardedFetchInit) => Prom
 export interface OutboundServices {
   fetch: OutboundFetch;
   providers: HostedProviders;
-  prices: PriceSource;
+  pricing: ModelPricing;
 }
 
 let defaults: OutboundServices | null = null;
 
 /** This instance's outbound services, made on first use (the environment is read then). */
 export function defaultOutboundServices(): OutboundServices {
-  defaults ??= { fetch: guardedFetch, providers: hostedProvidersFromEnv(), prices: databasePriceSource() };
+  defaults ??= { fetch: guardedFetch, providers: hostedProvidersFromEnv(), pricing: databaseModelPricing(callService) };
   return defaults;
 }

@@ -24,7 +24,7 @@ import type { RunCache } from "./run-cache.ts";
 import { durabilityOf, parkRun } from "./durable-run.ts";
 import { keepAlive } from "./run-lease.ts";
 import { endingOf, finishRun, prepareRun, recordUnexpectedEnd } from "./run-lifecycle.ts";
-import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";
+import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
 
 /** What the worker runs on. */

@@ -14,7 +14,7 @@ import { WorkflowError } from "../core/errors.ts";
 import { setting } from "../executor/time-budget.ts";
 import type { ParkAnswer, RunPayload } from "./lifecycle-answers.ts";
 import { storableCopy, UNSTORABLE_CODES } from "./run-lifecycle.ts";
-import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";
+import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 
 /** Waits longer than this park an async run, when WORKFLOW_PARK_AFTER_MS is not set. */
 export const DEFAULT_PARK_AFTER_MS = 30_000;

@@ -8,7 +8,7 @@
  */
 import { WorkflowError } from "../core/errors.ts";
 import type { Heartbeat, RunPayload } from "./lifecycle-answers.ts";
-import type { ServiceCall } from "./service-calls.ts";
+import type { ServiceCall } from "../../db/service-calls.ts";
 
 /**
  * A sync run's lease, in seconds: short, so a retry of a request whose instance died waits at

@@ -6,11 +6,12 @@
  * else (docs/workflow-runs.md).
  */
 import type { ExecutionResult, UserFile } from "../core/context.ts";
+import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { CompiledWorkflow } from "../executor/graph.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "../core/errors.ts";
 import type { RunPayload, StoredResponse } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
-import { isDatabaseUnavailable, type ServiceCall } from "./service-calls.ts";
+import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 
 /** What a run executes with. */
 export interface PreparedRun {
@@ -33,14 +34,6 @@ export async function prepareRun(call: ServiceCall, cache: RunCache, payload: Ru
   return { compiled, env };
 }
 
-/** A model call as the engine reports it (ExecutionResult.modelUsage, once blocks call models). */
-interface ModelUsage {
-  model: string;
-  promptTokens: number;
-  completionTokens: number;
-  ownKey: boolean;
-}
-
 /** How a run ended, as finish_workflow_run takes it. */
 export interface RunEnding {
   status: "completed" | "failed" | "cancelled";
@@ -56,7 +49,7 @@ export interface RunEnding {
 /** The ending of an executed run: a timeout is failed with RUN_TIMEOUT, a cancellation cancelled. */
 export function endingOf(result: ExecutionResult, files: UserFile[] = []): RunEnding {
   const status = result.status === "success" ? "completed" : result.status === "cancelled" ? "cancelled" : "failed";
-  const modelUsage = (result as ExecutionResult & { modelUsage?: ModelUsage[] }).modelUsage;
+  const modelUsage = result.modelUsage;
   return {
     status,
     output: result.output,

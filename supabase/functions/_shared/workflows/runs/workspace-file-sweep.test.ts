@@ -1,22 +1,29 @@
 import { describe, expect, it } from "vitest";
+import type { RpcArgs, RpcName, RpcResult } from "../../db/rpc.ts";
 import type { ServiceRpc } from "../../db/service-rpc.ts";
 import { drainFileSweeps } from "./workspace-file-sweep.ts";
 
 const WORKSPACE = "00000000-0000-4000-8000-000000000001";
 const OTHER = "00000000-0000-4000-8000-000000000002";
 
+/** A ServiceRpc answering the functions `answers` has, each with its typed arguments; any other call fails. */
+function answering(answers: { [Fn in RpcName]?: (args: RpcArgs<Fn>) => RpcResult<Fn> }): ServiceRpc {
+  return async (fn, args) => {
+    const answer = answers[fn];
+    if (!answer) throw new Error(`unexpected ${fn}`);
+    return answer(args);
+  };
+}
+
 /** A queue and a bucket in memory, answering the sweeper's three SQL functions as the migration does. */
 function fakes(files: string[], sweeps: { messageId: number; workspaceId: string }[]) {
   const stored = new Set(files);
   const finished: unknown[] = [];
-  const rpc: ServiceRpc = async (fn, args) => {
-    if (fn === "claim_workspace_file_sweeps") return sweeps;
-    if (fn === "deleted_workspace_file_names") {
-      return [...stored].filter((name) => name.startsWith(`${args.p_workspace_id}/`)).sort().slice(0, Number(args.p_limit));
-    }
-    if (fn === "finish_workspace_file_sweep") return finished.push(args.p_message_id) > 0;
-    throw new Error(`unexpected ${fn}`);
-  };
+  const rpc = answering({
+    claim_workspace_file_sweeps: () => sweeps,
+    deleted_workspace_file_names: (args) => [...stored].filter((name) => name.startsWith(`${args.p_workspace_id}/`)).sort().slice(0, Number(args.p_limit)),
+    finish_workspace_file_sweep: (args) => finished.push(args.p_message_id) > 0,
+  });
   return { stored, finished, rpc };
 }
 

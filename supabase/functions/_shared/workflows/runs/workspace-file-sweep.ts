@@ -34,7 +34,6 @@ export interface FileSweepSummary {
 }
 
 const claimed = z.array(z.object({ messageId: z.number().int(), workspaceId: z.string().uuid() }));
-const names = z.array(z.string());
 
 /** The most pages of 1,000 names one sweep removes before it yields to the next invocation. */
 const MAX_PAGES = 100;
@@ -53,7 +52,7 @@ export async function drainFileSweeps(
     try {
       let finished = false;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const left = names.parse(await rpc("deleted_workspace_file_names", { p_workspace_id: sweep.workspaceId, p_limit: 1000 }));
+        const left = await rpc("deleted_workspace_file_names", { p_workspace_id: sweep.workspaceId, p_limit: 1000 });
         if (left.length === 0) {
           finished = true;
           break;

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startMisbehavingServer, type MisbehavingServer } from "../../../../../../test/stand-ins/misbehaving-http.ts";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../../../../../../test/stand-ins/models.ts";
-import { standInOutbound } from "../../../../../../test/stand-ins/outbound.ts";
+import { standInOutbound, type StandInCost } from "../../../../../../test/stand-ins/outbound.ts";
 import { startQdrantStandIn, type QdrantStandIn } from "../../../../../../test/stand-ins/qdrant.ts";
-import type { ModelUsage } from "../../core/context.ts";
 import { WorkflowError } from "../../core/errors.ts";
-import type { ModelPriceRow } from "../../outbound/model-prices.ts";
+import type { ModelPricing, ModelUsage } from "../../outbound/model-cost.ts";
 import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { AgentInput } from "./config.ts";
 import { agentHandler } from "./handler.ts";
@@ -13,10 +12,12 @@ import { agentHandler } from "./handler.ts";
 const HOSTED_OPENAI = "sk-hosted-openai-0000000000";
 const HOSTED_ANTHROPIC = "sk-ant-hosted-000000000000";
 const OWN_KEY = "sk-own-key-1111111111111111";
-const PRICES: ModelPriceRow[] = [
-  { model: "gpt-4o", inputPerMillion: "2.5000", outputPerMillion: "10.0000", hostedMultiplier: "2.500", effectiveFrom: "2025-01-01T00:00:00Z" },
-  { model: "claude-sonnet-4-5", inputPerMillion: "3.0000", outputPerMillion: "15.0000", hostedMultiplier: "2.500", effectiveFrom: "2025-01-01T00:00:00Z" },
-  { model: "gpt-4o", inputPerMillion: "99.0000", outputPerMillion: "99.0000", hostedMultiplier: "2.500", effectiveFrom: "2999-01-01T00:00:00Z" },
+/** What the database answers for the usages below (gpt-4o at $2.50 / $10, claude-sonnet-4-5 at $3 / $15, hosted 2.5×). */
+const COSTS: StandInCost[] = [
+  { usage: { model: "gpt-4o", promptTokens: 1000, completionTokens: 500, ownKey: false }, cost: { input: 0.00625, output: 0.0125, total: 0.01875 } },
+  { usage: { model: "gpt-4o", promptTokens: 1000, completionTokens: 500, ownKey: true }, cost: { input: 0.0025, output: 0.005, total: 0.0075 } },
+  { usage: { model: "claude-sonnet-4-5", promptTokens: 2000, completionTokens: 300, ownKey: false }, cost: { input: 0.015, output: 0.01125, total: 0.02625 } },
+  { usage: { model: "claude-sonnet-4-5", promptTokens: 9, completionTokens: 6, ownKey: true }, cost: { input: 0.000027, output: 0.00009, total: 0.000117 } },
 ];
 
 let openai: ModelStandIn;
@@ -37,7 +38,7 @@ beforeEach(() => {
   anthropic.requests.length = 0;
 });
 
-function agent(input: Partial<AgentInput>, options: { hosted?: boolean } = {}) {
+function agent(input: Partial<AgentInput>, options: { hosted?: boolean; pricing?: ModelPricing } = {}) {
   const chunks: string[] = [];
   const usage: ModelUsage[] = [];
   const base = testRun<AgentInput>({ model: "gpt-4o", userPrompt: "Hi", ...input }, { deadline: Date.now() + 20_000 });
@@ -45,16 +46,16 @@ function agent(input: Partial<AgentInput>, options: { hosted?: boolean } = {}) {
     openai: { baseUrl: openai.baseUrl, apiKey: options.hosted === false ? null : HOSTED_OPENAI },
     anthropic: { baseUrl: anthropic.baseUrl, apiKey: options.hosted === false ? null : HOSTED_ANTHROPIC },
   };
-  const output = agentHandler.execute({
+  const output = Promise.resolve(agentHandler.execute({
     ...base,
-    services: { ...base.services, outbound: standInOutbound({ providers, prices: PRICES }) },
+    services: { ...base.services, outbound: { ...standInOutbound({ providers, costs: COSTS }), ...(options.pricing ? { pricing: options.pricing } : {}) } },
     emitChunk: (chunk) => chunks.push(chunk),
     recordModelUsage: (entry) => usage.push(entry),
-  });
+  }));
   return { output, chunks, usage };
 }
 
-async function failure(input: Partial<AgentInput>, options?: { hosted?: boolean }): Promise<WorkflowError> {
+async function failure(input: Partial<AgentInput>, options?: { hosted?: boolean; pricing?: ModelPricing }): Promise<WorkflowError> {
   const error = await agent(input, options).output.then(
     () => null,
     (caught: unknown) => caught,
@@ -291,5 +292,15 @@ describe("Agent faults", () => {
   it("prices an unknown model at 0", async () => {
     openai.reply({ text: "x", usage: { prompt: 100, completion: 100 } });
     expect(await agent({ model: "gpt-unlisted" }).output).toMatchObject({ cost: { input: 0, output: 0, total: 0 } });
+  });
+
+  it("fails when its cost cannot be read, after reporting the tokens the run is charged for", async () => {
+    const { output, usage } = agent({}, { pricing: () => Promise.reject(new Error("connection refused")) });
+    const error = await output.then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: "BLOCK_FAILED", message: "the price of gpt-4o could not be read: connection refused" });
+    expect(usage).toEqual([{ model: "gpt-4o", promptTokens: 12, completionTokens: 5, ownKey: false }]);
   });
 });

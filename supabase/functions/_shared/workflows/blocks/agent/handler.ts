@@ -70,7 +70,7 @@ export const agentHandler: BlockHandler<AgentInput> = {
     const tools = input.tools ?? [];
     checkTools(tools);
     const maxToolCalls = input.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-    const model = await MeteredModel.open(run, input);
+    const model = MeteredModel.open(run, input);
 
     const messages: ChatMessage[] = [{ role: "user", content: userPrompt }];
     const toolCalls: ToolCallRecord[] = [];
@@ -86,7 +86,7 @@ export const agentHandler: BlockHandler<AgentInput> = {
         ...(input.stream ? { onText: (chunk: string) => run.emitChunk(chunk) } : {}),
       });
       if (answer.toolCalls.length === 0) {
-        const output: BlockOutput = { content: answer.content, model: model.model, tokens: model.tokens(), cost: costOutput(model), toolCalls };
+        const output: BlockOutput = { content: answer.content, model: model.model, tokens: model.tokens(), cost: await model.cost(), toolCalls };
         if (responseSchema) {
           try {
             output.json = JSON.parse(answer.content);
@@ -98,7 +98,7 @@ export const agentHandler: BlockHandler<AgentInput> = {
       }
       if (toolCalls.length + answer.toolCalls.length > maxToolCalls) {
         throw new WorkflowError("LIMIT_EXCEEDED", `the model asked for more than ${maxToolCalls} tool calls (maxToolCalls)`, {
-          output: { content: answer.content, model: model.model, tokens: model.tokens(), cost: costOutput(model), toolCalls },
+          output: { content: answer.content, model: model.model, tokens: model.tokens(), cost: await model.cost(), toolCalls },
         });
       }
       messages.push({ role: "assistant", content: answer.content, toolCalls: answer.toolCalls });
@@ -110,9 +110,3 @@ export const agentHandler: BlockHandler<AgentInput> = {
     }
   },
 };
-
-/** The cost as the output shows it: `{input, output, total}` in USD. */
-function costOutput(model: MeteredModel): { input: number; output: number; total: number } {
-  const cost = model.cost();
-  return { input: cost.input, output: cost.output, total: cost.total };
-}

@@ -15,9 +15,9 @@ afterAll(async () => {
   await target.close();
 });
 
-function run(input: ApiInput, deadlineMs = 20_000) {
+async function run(input: ApiInput, deadlineMs = 20_000) {
   const base = testRun(input, { deadline: Date.now() + deadlineMs });
-  return apiHandler.execute({ ...base, services: { ...base.services, outbound: standInOutbound() } });
+  return await apiHandler.execute({ ...base, services: { ...base.services, outbound: standInOutbound() } });
 }
 
 async function failure(input: ApiInput, deadlineMs?: number): Promise<WorkflowError> {

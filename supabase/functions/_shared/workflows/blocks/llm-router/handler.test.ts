@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAnthropicStandIn, startOpenAiStandIn, type ModelStandIn } from "../../../../../../test/stand-ins/models.ts";
-import { standInOutbound } from "../../../../../../test/stand-ins/outbound.ts";
-import type { ModelUsage } from "../../core/context.ts";
+import { standInOutbound, type StandInCost } from "../../../../../../test/stand-ins/outbound.ts";
 import { WorkflowError } from "../../core/errors.ts";
-import type { ModelPriceRow } from "../../outbound/model-prices.ts";
+import type { ModelUsage } from "../../outbound/model-cost.ts";
 import { testRun } from "../../../../../../test/helpers/workflows/block-run.ts";
 import type { LlmRouterInput } from "./config.ts";
 import { llmRouterHandler } from "./handler.ts";
 
 const KEY = "sk-router-key-000000000";
-const PRICES: ModelPriceRow[] = [{ model: "gpt-4o-mini", inputPerMillion: "0.1500", outputPerMillion: "0.6000", hostedMultiplier: "2.500", effectiveFrom: "2025-01-01T00:00:00Z" }];
+/** What the database answers for gpt-4o-mini ($0.15 / $0.60, hosted 2.5×) and the usage below. */
+const COSTS: StandInCost[] = [{ usage: { model: "gpt-4o-mini", promptTokens: 200, completionTokens: 20, ownKey: false }, cost: { input: 0.000075, output: 0.00003, total: 0.000105 } }];
 const ROUTES = [
   { id: "billing", title: "Billing", description: "Invoices, payments, refunds" },
   { id: "tech", description: "Bugs, errors, outages" },
@@ -32,12 +32,12 @@ beforeEach(() => {
 function route(input: Partial<LlmRouterInput>) {
   const usage: ModelUsage[] = [];
   const base = testRun<LlmRouterInput>({ model: "gpt-4o-mini", prompt: "I was charged twice", routes: ROUTES, ...input }, { deadline: Date.now() + 20_000 });
-  const output = llmRouterHandler.execute({
+  const output = Promise.resolve(llmRouterHandler.execute({
     ...base,
-    services: { ...base.services, outbound: standInOutbound({ providers: { openai: { baseUrl: openai.baseUrl, apiKey: KEY }, anthropic: { baseUrl: anthropic.baseUrl, apiKey: KEY } }, prices: PRICES }) },
+    services: { ...base.services, outbound: standInOutbound({ providers: { openai: { baseUrl: openai.baseUrl, apiKey: KEY }, anthropic: { baseUrl: anthropic.baseUrl, apiKey: KEY } }, costs: COSTS }) },
     targetsOf: (handle) => (handle === "router-billing" ? [{ id: "refunds", name: "Refunds", type: "agent" }] : []),
     recordModelUsage: (entry) => usage.push(entry),
-  });
+  }));
   return { output, usage };
 }
 

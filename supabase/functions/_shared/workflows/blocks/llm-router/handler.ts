@@ -25,7 +25,7 @@ export const llmRouterHandler: BlockHandler<LlmRouterInput> = {
     if (input.prompt === undefined || input.prompt === null || input.prompt === "") throw new WorkflowError("BLOCK_FAILED", "prompt is empty");
     const prompt = typeof input.prompt === "string" ? input.prompt : JSON.stringify(input.prompt);
     const temperature = numberSetting(input.temperature, "temperature", 0, 2, false);
-    const model = await MeteredModel.open(run, input);
+    const model = MeteredModel.open(run, input);
     const ids = input.routes.map((route) => route.id);
     const routes = input.routes.map((route) => `- ${route.id}${route.title ? ` (${route.title})` : ""}: ${route.description}`).join("\n");
     const answer = await model.send({
@@ -34,8 +34,7 @@ export const llmRouterHandler: BlockHandler<LlmRouterInput> = {
       ...(temperature !== undefined ? { temperature } : {}),
       responseSchema: { type: "object", properties: { route: { type: "string", enum: ids }, reasoning: { type: "string" } }, required: ["route", "reasoning"], additionalProperties: false },
     });
-    const cost = model.cost();
-    const metered = { model: model.model, tokens: model.tokens(), cost: { input: cost.input, output: cost.output, total: cost.total } };
+    const metered = { model: model.model, tokens: model.tokens(), cost: await model.cost() };
     let choice: { route?: unknown; reasoning?: unknown } | null = null;
     try {
       choice = JSON.parse(answer.content);

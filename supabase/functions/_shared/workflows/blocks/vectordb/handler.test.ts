@@ -23,9 +23,9 @@ const POINTS = [
   { id: "7f1c1f42-1c1a-4b7e-9a55-0d3c0a3c9b11", vector: [0, 1, 0], payload: { city: "Natal", rank: 3 } },
 ];
 
-function run(input: Partial<VectordbInput> & Pick<VectordbInput, "operation">) {
+async function run(input: Partial<VectordbInput> & Pick<VectordbInput, "operation">) {
   const base = testRun<VectordbInput>({ url: store.url, collection: "places", ...input }, { deadline: Date.now() + 20_000 });
-  return vectordbHandler.execute({ ...base, services: { ...base.services, outbound: standInOutbound() } });
+  return await vectordbHandler.execute({ ...base, services: { ...base.services, outbound: standInOutbound() } });
 }
 
 async function failure(input: Partial<VectordbInput> & Pick<VectordbInput, "operation">): Promise<WorkflowError> {

@@ -2,13 +2,11 @@
  * A block's conversation with one model, metered: which provider and key it uses (the block's own
  * key, or the platform's hosted key, never sent anywhere but the hosted base URL), every call's
  * tokens reported to the run (`recordModelUsage`, which the run's record prices), and the block's
- * own cost from the same price row and formula (model-prices.ts). Used by the Agent and the LLM
- * Router.
+ * own cost, asked of the same SQL function (model-cost.ts). Used by the Agent and the LLM Router.
  */
 import { WorkflowError } from "../../core/errors.ts";
 import type { BlockRun } from "../../core/block-handler.ts";
-import { costOf, exactCost, priceAt, type ModelCost, type ModelPriceRow } from "../model-prices.ts";
-import type { Decimal } from "../decimal.ts";
+import type { ModelCost } from "../model-cost.ts";
 import type { ChatAnswer, ChatProvider, ChatRequest } from "./chat.ts";
 import { CHAT_PROVIDERS } from "./index.ts";
 import { PROVIDER_NAMES, providerOfModel, type ProviderName } from "./settings.ts";
@@ -35,7 +33,6 @@ function optionalText(value: unknown, field: string): string | undefined {
 
 /** A model conversation for one block execution. */
 export class MeteredModel {
-  private readonly parts: { input: Decimal; output: Decimal }[] = [];
   private prompt = 0;
   private completion = 0;
 
@@ -47,11 +44,10 @@ export class MeteredModel {
     private readonly apiKey: string | null,
     /** True when the block's own key (or own endpoint) pays: priced without the hosted markup. */
     readonly ownKey: boolean,
-    private readonly price: ModelPriceRow | null,
   ) {}
 
-  /** Picks provider, endpoint and key, and reads the model's price (before any call is paid for). */
-  static async open(run: BlockRun<unknown>, choice: ModelChoice): Promise<MeteredModel> {
+  /** Picks provider, endpoint and key. */
+  static open(run: BlockRun<unknown>, choice: ModelChoice): MeteredModel {
     if (typeof choice.model !== "string" || choice.model.trim() === "") fail("model must be a model id such as gpt-4o or claude-sonnet-4-5");
     const model = choice.model.trim();
     const named = optionalText(choice.provider, "provider");
@@ -68,13 +64,7 @@ export class MeteredModel {
     else if (ownKey !== undefined) endpoint = { baseUrl: hosted.baseUrl, apiKey: ownKey, ownKey: true };
     else if (hosted.apiKey) endpoint = { baseUrl: hosted.baseUrl, apiKey: hosted.apiKey, ownKey: false };
     else fail(`no ${provider.label} key: set apiKey in the block (your own key), or ${KEY_VARIABLES[providerName]} on the server`);
-    let rows: readonly ModelPriceRow[];
-    try {
-      rows = await run.services.outbound.prices.rows();
-    } catch (error) {
-      throw new WorkflowError("BLOCK_FAILED", `the price of ${model} could not be read: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return new MeteredModel(run, model, provider, endpoint.baseUrl, endpoint.apiKey, endpoint.ownKey, priceAt(rows, model, Date.now()));
+    return new MeteredModel(run, model, provider, endpoint.baseUrl, endpoint.apiKey, endpoint.ownKey);
   }
 
   /** One call; its tokens are reported to the run and added to the block's cost. */
@@ -92,7 +82,6 @@ export class MeteredModel {
     }
     this.prompt += answer.promptTokens;
     this.completion += answer.completionTokens;
-    this.parts.push(exactCost(this.price, answer.promptTokens, answer.completionTokens, this.ownKey));
     this.run.recordModelUsage({ model: this.model, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, ownKey: this.ownKey });
     return answer;
   }
@@ -102,8 +91,12 @@ export class MeteredModel {
     return { prompt: this.prompt, completion: this.completion, total: this.prompt + this.completion };
   }
 
-  /** Cost of every call so far, exactly as the run's record prices it. */
-  cost(): ModelCost {
-    return costOf(this.parts, this.price !== null);
+  /** Cost of every call so far, exactly as the run's record prices it (one database call). */
+  async cost(): Promise<ModelCost> {
+    try {
+      return await this.run.services.outbound.pricing({ model: this.model, promptTokens: this.prompt, completionTokens: this.completion, ownKey: this.ownKey });
+    } catch (error) {
+      throw new WorkflowError("BLOCK_FAILED", `the price of ${this.model} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 }

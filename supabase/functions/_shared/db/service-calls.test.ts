@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HttpError } from "../../http/errors.ts";
+import { HttpError } from "../http/errors.ts";
 import { isConnectionError, isDatabaseUnavailable } from "./service-calls.ts";
 
 describe("isConnectionError", () => {

@@ -1,17 +1,18 @@
 /**
- * How the workflow runtime calls its SQL lifecycle (admit, finish, claim, heartbeat, the reads):
- * straight over the function instance's own Postgres pool, as the service role, one round trip a
- * call (db/direct-rpc.ts). No supabase-js and no PostgREST hop on the hot path: at hundreds of runs
- * a second those hops cost more CPU than the run itself. A call that loses its connection (the
- * database restarting, an administrator terminating backends) becomes a 503 with Retry-After
- * instead of the 500 of an unexpected error: the client can simply try again.
+ * How the workflow runtime calls its SQL (admit, finish, claim, heartbeat, the reads, a model
+ * block's cost): straight over the function instance's own Postgres pool, as the service role, one
+ * round trip a call (direct-rpc.ts). No supabase-js and no PostgREST hop on the hot path: at
+ * hundreds of runs a second those hops cost more CPU than the run itself. A call that loses its
+ * connection (the database restarting, an administrator terminating backends) becomes a 503 with
+ * Retry-After instead of the 500 of an unexpected error: the client can simply try again.
  */
-import { callAsService, openServiceDatabase, type DirectDatabase } from "../../db/direct-rpc.ts";
-import { requireEnv } from "../../config/env.ts";
-import { HttpError } from "../../http/errors.ts";
+import { callAsService, openServiceDatabase, type DirectDatabase } from "./direct-rpc.ts";
+import type { Rpc } from "./rpc.ts";
+import { requireEnv } from "../config/env.ts";
+import { HttpError } from "../http/errors.ts";
 
-/** Calls `public.<fn>` with named arguments and returns its JSON answer. */
-export type ServiceCall = (fn: string, args: Record<string, unknown>) => Promise<unknown>;
+/** Calls `public.<fn>` with named arguments and returns its answer (name, arguments and result typed, rpc.ts). */
+export type ServiceCall = Rpc;
 
 /** Connections per function instance: a run holds one only while admit or finish runs. */
 const POOL_SIZE = 6;
