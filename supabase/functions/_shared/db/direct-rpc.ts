@@ -9,6 +9,7 @@ import postgres, { type Sql } from "postgres";
 import type { JWTPayload } from "jose";
 import { createLogger } from "../http/logger.ts";
 import { isApiRole } from "../auth/jwt-claims.ts";
+import { readEnv } from "../config/env.ts";
 import type { RpcArgs, RpcName, RpcResult } from "./rpc.ts";
 
 const databaseLog = createLogger("db");
@@ -94,6 +95,21 @@ export function openDirectDatabase(url: string, maxConnections = 4): DirectDatab
     sql: postgres(url, { max: maxConnections, prepare: true, idle_timeout: 60, connect_timeout: 10, onnotice: () => {}, connection: { application_name: "orbita-edge-function" } }),
     signatures: new Map(),
   };
+}
+
+let projectPool: DirectDatabase | null | undefined;
+
+/**
+ * The function instance's one pool on SUPABASE_DB_URL, opened on first use and shared by every
+ * caller in the instance (service-role calls and verified callers alike); null when the variable
+ * is unset, so callers go through PostgREST instead.
+ */
+export function projectDatabase(): DirectDatabase | null {
+  if (projectPool === undefined) {
+    const url = readEnv("SUPABASE_DB_URL");
+    projectPool = url ? openDirectDatabase(url) : null;
+  }
+  return projectPool;
 }
 
 /**

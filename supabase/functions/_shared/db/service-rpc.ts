@@ -5,8 +5,7 @@
  * the hops through the gateway and PostgREST; otherwise through PostgREST with the service-role
  * client. Either way the SQL function runs as `service_role` in one transaction.
  */
-import { callAsCaller, type DirectDatabase, openDirectDatabase } from "./direct-rpc.ts";
-import { readEnv } from "../config/env.ts";
+import { callAsCaller, projectDatabase } from "./direct-rpc.ts";
 import { postgrestRpc, type Rpc } from "./rpc.ts";
 import { createServiceRoleClient } from "./supabase-clients.ts";
 
@@ -14,17 +13,6 @@ import { createServiceRoleClient } from "./supabase-clients.ts";
 export type ServiceRpc = Rpc;
 
 const SERVICE_CLAIMS = { role: "service_role" };
-
-let sharedDatabase: DirectDatabase | null | undefined;
-
-/** The function instance's pool on SUPABASE_DB_URL, opened on first use (null when the variable is unset). */
-function projectDatabase(): DirectDatabase | null {
-  if (sharedDatabase === undefined) {
-    const url = readEnv("SUPABASE_DB_URL");
-    sharedDatabase = url ? openDirectDatabase(url) : null;
-  }
-  return sharedDatabase;
-}
 
 /** The default ServiceRpc (see the module comment). */
 export const serviceRpc: ServiceRpc = async (fn, args) => {

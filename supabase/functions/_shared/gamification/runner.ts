@@ -7,9 +7,8 @@
  * PostgREST with the caller's token, which then verifies it. Either way the SQL function sees the
  * same role and claims.
  */
-import { callAsCaller, openDirectDatabase, type DirectDatabase } from "../db/direct-rpc.ts";
+import { callAsCaller, projectDatabase, type DirectDatabase } from "../db/direct-rpc.ts";
 import { postgrestRpc } from "../db/rpc.ts";
-import { readEnv } from "../config/env.ts";
 import { createCallerClient } from "../db/supabase-clients.ts";
 import type { TokenPrincipal } from "../http/caller.ts";
 import type { RpcRunner } from "./rpc.ts";
@@ -36,17 +35,6 @@ export function createDirectRunner(database: () => DirectDatabase | null, fallba
       return { data: null, error: { code: "42501", message: (error as Error).message }, status: caller.claims.role === "anon" ? 401 : 403 };
     }
   };
-}
-
-let sharedDatabase: DirectDatabase | null | undefined;
-
-/** The function instance's pool on SUPABASE_DB_URL, opened on first use (null when the variable is unset). */
-function projectDatabase(): DirectDatabase | null {
-  if (sharedDatabase === undefined) {
-    const url = readEnv("SUPABASE_DB_URL");
-    sharedDatabase = url ? openDirectDatabase(url) : null;
-  }
-  return sharedDatabase;
 }
 
 /** The default: direct when possible, through PostgREST otherwise. */
