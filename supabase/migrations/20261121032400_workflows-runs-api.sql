@@ -165,7 +165,7 @@ begin
   exception when invalid_text_representation then
     raise exception 'workflow_runs: triggers are api, webhook, schedule, manual or chat' using errcode = '22023';
   end;
-  v_record_status := case when p_status = 'paused' then 'running' else p_status end;
+  v_record_status := (case when p_status = 'paused' then 'running' else p_status end)::public.workflow_run_status;
 
   v_caller := workflows_private.admit_logs_request(p_api_key, v_now);
   if v_caller.refusal is not null then
