@@ -35,7 +35,7 @@ async function answerRead(services: RunServices, fn: string, args: Record<string
 }
 
 /** The path's id, or the 404 an unknown id gets (an id Postgres could not even read names nothing). */
-function pathId(c: Context, name: string, what: string): string {
+export function pathId(c: Context, name: string, what: string): string {
   const value = readParams(c.req.param() as Record<string, string>, errors)[name];
   if (!isUuid(value)) throw new HttpError(404, "NOT_FOUND", `${what} ${value} not found`);
   return value;
