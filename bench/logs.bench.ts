@@ -11,7 +11,7 @@
 import { loadavg } from "node:os";
 import postgres, { type Sql } from "postgres";
 import type { BenchOptions } from "../scripts/bench.ts";
-import { decodeCursor, encodeCursor } from "../supabase/functions/_shared/workflows/api/logs-cursor.ts";
+import { decodeCursor, encodeCursor } from "../supabase/functions/_shared/workflows/api/keyset-cursor.ts";
 import { loadConfig } from "../platform/config/stack-config.ts";
 import { type LoadResult, runLoad } from "./gamification/load.ts";
 import { measureCpu, servicePids } from "./process-cpu.ts";
@@ -55,7 +55,7 @@ function callWorkflowLogs(sql: Sql, workspace: BenchWorkspace, query: Record<str
       p_cursor_started_at => $15::timestamptz, p_cursor_id => $16::uuid)`,
     [workspace.apiKey, workspace.workspaceId, list(query.workflowIds), list(query.folderIds), list(query.triggers), query.level ?? null,
       query.startDate ?? null, query.endDate ?? null, query.minDurationMs ?? null, query.minCost ?? null, query.model ?? null, query.details ?? "basic",
-      query.includeTraceSpans === "true", query.includeFinalOutput === "true", cursor?.startedAt ?? null, cursor?.id ?? null] as never[],
+      query.includeTraceSpans === "true", query.includeFinalOutput === "true", cursor?.at ?? null, cursor?.id ?? null] as never[],
     { prepare: true },
   );
 }
@@ -70,7 +70,7 @@ async function cases(sql: Sql, workspace: BenchWorkspace, size: number): Promise
   const deep = await sql<{ started_at: string; id: string; at: Date }[]>`
     select workflows_private.cursor_time(started_at) as started_at, id, started_at as at from public.workflow_executions
     where workspace_id = ${workspaceId} and id = any(${Array.from({ length: 300 }, (_, k) => generatedRunId(1 + ((k * 4999) % size)))}::uuid[])`;
-  const cursorOf = (i: number) => encodeCursor({ startedAt: deep[i % deep.length].started_at, id: deep[i % deep.length].id, order: "desc" });
+  const cursorOf = (i: number) => encodeCursor({ at: deep[i % deep.length].started_at, id: deep[i % deep.length].id, order: "desc" });
   const page = (where: string, ...values: unknown[]) => sql.unsafe(
     `select id, workflow_id, level, trigger, started_at, ended_at, duration_ms, cost_total, files from public.workflow_executions e
      where e.workspace_id = $1 and e.started_at is not null ${where} order by e.started_at desc, e.id desc limit 101`, [workspaceId, ...values] as never[], { prepare: true });

@@ -222,11 +222,11 @@ comment on function workflows_private.log_entry_expression(boolean, boolean, boo
 -- GET /api/v1/logs/{id} and /api/v1/logs/executions/{executionId} -----------------------------------
 
 /**
- * The started run `p_id` if the caller's key may read its workspace (any member, or a key of the
- * workspace), else null: the endpoints answer 404 alike for runs that do not exist, have not
- * started, or belong to a workspace the key may not read.
+ * The run `p_id` (queued, running or ended) if the caller's key may read its workspace (any member,
+ * or a key of the workspace), else null: the logs and runs APIs answer 404 alike for runs that do
+ * not exist and runs of a workspace the key may not read.
  */
-create function workflows_private.readable_log(p_caller workflows_private.logs_caller, p_id uuid)
+create function workflows_private.readable_run(p_caller workflows_private.logs_caller, p_id uuid)
 returns public.workflow_executions
 language plpgsql
 stable
@@ -236,7 +236,7 @@ as $$
 declare
   v_run public.workflow_executions;
 begin
-  select * into v_run from public.workflow_executions e where e.id = p_id and e.started_at is not null;
+  select * into v_run from public.workflow_executions e where e.id = p_id;
   if not found or (p_caller.meter).billing_account_id is null
     or workflows_private.principal_access(p_caller.key, null, v_run.workspace_id, 'viewer') <> 'allowed' then
     return null;
@@ -244,7 +244,7 @@ begin
   return v_run;
 end;
 $$;
-comment on function workflows_private.readable_log(workflows_private.logs_caller, uuid) is 'A started run the logs API caller may read, or null (404).';
+comment on function workflows_private.readable_run(workflows_private.logs_caller, uuid) is 'A run the logs or runs API caller may read, or null (404).';
 
 /**
  * GET /api/v1/logs/{id}: {status: 200, body: {data: <log detail>, limits}, rateLimit}. The detail is
@@ -267,8 +267,9 @@ begin
   if v_caller.refusal is not null then
     return v_caller.refusal;
   end if;
-  v_run := workflows_private.readable_log(v_caller, p_id);
-  if v_run.id is null then
+  v_run := workflows_private.readable_run(v_caller, p_id);
+  -- A log is a run that has started.
+  if v_run.started_at is null then
     return workflows_private.refusal(404, 'NOT_FOUND', format('Log %s not found', p_id), jsonb_build_object('rateLimit', v_caller.rate));
   end if;
   execute format('select %s from (select ($1).*) as e left join public.workflows w on w.id = e.workflow_id',
@@ -303,8 +304,8 @@ begin
   if v_caller.refusal is not null then
     return v_caller.refusal;
   end if;
-  v_run := workflows_private.readable_log(v_caller, p_execution_id);
-  if v_run.id is not null then
+  v_run := workflows_private.readable_run(v_caller, p_execution_id);
+  if v_run.started_at is not null then
     select coalesce(d.state, s.state) into v_state
     from (select 1) as one
     left join public.workflow_deployments d on d.id = v_run.deployment_id
@@ -558,7 +559,7 @@ revoke execute on function
   workflows_private.admit_logs_request(text, timestamptz),
   workflows_private.logs_limits(workflows_private.account_meters, timestamptz),
   workflows_private.cursor_time(timestamptz),
-  workflows_private.readable_log(workflows_private.logs_caller, uuid),
+  workflows_private.readable_run(workflows_private.logs_caller, uuid),
   workflows_private.run_error(public.workflow_run_status, text, text, jsonb),
   workflows_private.run_final_output(public.workflow_run_status, jsonb)
   from public, anon, authenticated, service_role;

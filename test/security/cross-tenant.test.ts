@@ -8,8 +8,8 @@
  *   every uuid column it has), and delete or change none;
  * - get from every database function it may call with A's ids exactly what a random id gets (so
  *   A's ids are not even confirmed to exist), impersonation arguments included;
- * - be refused by every HTTP endpoint (workflows, jobs, logs, status, manual runs, chat sessions,
- *   gamification, the portal functions, storage), with nothing of A's in any answer;
+ * - be refused by every HTTP endpoint (workflows, jobs, logs, runs, status, manual runs, chat
+ *   sessions, gamification, the portal functions, storage), with nothing of A's in any answer;
  * and A's rows must be exactly as they were afterwards.
  */
 import { randomUUID } from "node:crypto";
@@ -272,7 +272,7 @@ describe("another tenant's ids", () => {
 });
 
 describe("another tenant's ids over HTTP", () => {
-  it("the workflow endpoints refuse B's key and session for A's workflow, run and logs", async () => {
+  it("the workflow endpoints refuse B's key and session for A's workflow, run, logs and runs", async () => {
     const key = { "x-api-key": b.apiKey };
     const session = { authorization: `Bearer ${b.workspace.members.editor.accessToken}` };
     const cases: [string, Promise<{ status: number; text: string }>, number[]][] = [
@@ -285,6 +285,10 @@ describe("another tenant's ids over HTTP", () => {
       ["A's logs with B's key", send("GET", `/api/v1/logs?workspaceId=${a.workspace.id}`, key), [403]],
       ["A's log with B's key", send("GET", `/api/v1/logs/${a.executionId}`, key), [404]],
       ["A's execution with B's key", send("GET", `/api/v1/logs/executions/${a.executionId}`, key), [404]],
+      ["A's runs with B's key", send("GET", `/api/v2/runs?workspaceId=${a.workspace.id}`, key), [404]],
+      ["A's workflow's runs with B's key", send("GET", `/api/v2/workflows/${a.workflowId}/runs`, key), [404]],
+      ["A's run with B's key", send("GET", `/api/v2/runs/${a.executionId}`, key), [404]],
+      ["A's run under its workflow with B's key", send("GET", `/api/v2/workflows/${a.workflowId}/runs/${a.executionId}`, key), [404]],
     ];
     const answers = await Promise.all(cases.map(async ([label, answer, expected]) => {
       const { status, text } = await answer;

@@ -185,6 +185,7 @@ beforeAll(async () => {
     workflowId: workflowIds,
     executionId: [executionId],
     id: [executionId],
+    runId: [executionId],
     workspaceId: [workspace.id],
     path: [`fuzz-hook-${workspace.id.slice(0, 8)}`],
     identifier: [identifier],

@@ -9,6 +9,7 @@ import { answerError } from "../_shared/http/routing.ts";
 import { workflowErrors, workflowLog } from "../_shared/workflows/workflow-errors.ts";
 import { createLogsApp, LOGS_PREFIX } from "../_shared/workflows/api/logs-endpoints.ts";
 import { createWorkflowApp } from "../_shared/workflows/api/routes.ts";
+import { createRunsApp, RUNS_PREFIX } from "../_shared/workflows/api/runs-endpoints.ts";
 
 /** Answer headers a browser app reads: rate-limit state, retry hints, replays, where a job lives. */
 const EXPOSED_HEADERS = ["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Idempotent-Replayed", "Location", "X-Request-Id"];
@@ -21,6 +22,7 @@ app.use("*", cors({ origin: "*", exposeHeaders: EXPOSED_HEADERS, maxAge: 86_400 
 app.route(GAMIFICATION, createGamificationApp());
 // Before the workflow app, whose catch-all under /api answers 404 to paths it does not know.
 app.route(LOGS_PREFIX, createLogsApp());
+app.route(RUNS_PREFIX, createRunsApp());
 app.route("/api", createWorkflowApp());
 app.notFound((c) => workflowErrors.render(workflowErrors.describe({ kind: "not_found", method: c.req.method, path: new URL(c.req.url).pathname })));
 app.onError((error, c) => answerError(error, c.req.raw, { errors: workflowErrors, logger: workflowLog }));

@@ -1251,6 +1251,12 @@ isOneToOne: false
 "workflow_logs_json":
 { Args: { "p_api_key": string,"p_cursor_id"?: string,"p_cursor_started_at"?: string,"p_details"?: string,"p_end_date"?: string,"p_execution_id"?: string,"p_folder_ids"?: (string)[],"p_include_final_output"?: boolean,"p_include_trace_spans"?: boolean,"p_level"?: string,"p_limit"?: number,"p_max_cost"?: number,"p_max_duration_ms"?: number,"p_min_cost"?: number,"p_min_duration_ms"?: number,"p_model"?: string,"p_order"?: string,"p_start_date"?: string,"p_triggers"?: (string)[],"p_workflow_ids"?: (string)[],"p_workspace_id": string }; Returns: Json
                            },
+"workflow_run_detail":
+{ Args: { "p_api_key": string,"p_run_id": string,"p_workflow_id"?: string }; Returns: Json
+                           },
+"workflow_runs":
+{ Args: { "p_api_key": string,"p_cursor_created_at"?: string,"p_cursor_id"?: string,"p_end_date"?: string,"p_limit"?: number,"p_order"?: string,"p_start_date"?: string,"p_status"?: string,"p_trigger"?: string,"p_workflow_id"?: string,"p_workspace_id"?: string }; Returns: Json
+                           },
 "workflow_usage_limits":
 { Args: { "p_api_key"?: string,"p_user_id"?: string }; Returns: Json
                            },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeCursor } from "./logs-cursor.ts";
+import { encodeCursor } from "./keyset-cursor.ts";
 import { logsArguments, logsQuery } from "./logs-schemas.ts";
 
 const workspaceId = "4b2a5b4e-9d1c-4f6e-8a7b-0c1d2e3f4a5b";
@@ -44,7 +44,7 @@ describe("the GET /api/v1/logs query", () => {
   });
 
   it("takes a cursor only for the order it was written for", () => {
-    const cursor = encodeCursor({ startedAt: "2026-11-23T10:15:00.123456Z", id: workspaceId, order: "asc" });
+    const cursor = encodeCursor({ at: "2026-11-23T10:15:00.123456Z", id: workspaceId, order: "asc" });
     expect(logsArguments("k", logsQuery.parse({ workspaceId, cursor, order: "asc" }))).toMatchObject({ p_cursor_started_at: "2026-11-23T10:15:00.123456Z", p_cursor_id: workspaceId });
     expect(parse({ cursor }).success).toBe(false);
   });

@@ -39,7 +39,7 @@ async function answerRead<Fn extends ReadFunction>(services: RunServices, fn: Fn
 }
 
 /** The path's id, or the 404 an unknown id gets (an id Postgres could not even read names nothing). */
-function pathId(c: Context, name: string, what: string): string {
+export function pathId(c: Context, name: string, what: string): string {
   const value = readParams(c.req.param() as Record<string, string>, errors)[name];
   if (!isUuid(value)) throw new HttpError(404, "NOT_FOUND", `${what} ${value} not found`);
   return value;

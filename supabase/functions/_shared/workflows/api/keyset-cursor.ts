@@ -1,18 +1,19 @@
 /**
- * The logs API's paging cursor: the keyset position (start time and id of the last entry of a
- * page) and the order it was read in, as base64url JSON. Clients treat it as opaque; the server
- * checks everything in it, so a tampered or truncated cursor is a 400, never a 5xx.
+ * The paging cursor of the logs and runs APIs: the keyset position (the time and id of the last
+ * entry of a page: a log's start, a run's admission) and the order it was read in, as base64url
+ * JSON. Clients treat it as opaque; the server checks everything in it, so a tampered or truncated
+ * cursor is a 400, never a 5xx.
  *
- * The start time keeps Postgres's microseconds (a JavaScript Date would round them to
- * milliseconds, and two runs a few microseconds apart would then be skipped or repeated).
+ * The time keeps Postgres's microseconds (a JavaScript Date would round them to milliseconds, and
+ * two runs a few microseconds apart would then be skipped or repeated).
  */
 import { z } from "zod";
 import { UUID_PATTERN } from "../../http/uuid.ts";
 
 /** Where a page ended, in the order it was read. */
-export interface LogsCursor {
-  /** UTC start time to the microsecond, e.g. `2026-11-23T10:15:00.123456Z`. */
-  startedAt: string;
+export interface KeysetCursor {
+  /** The keyset's UTC time to the microsecond, e.g. `2026-11-23T10:15:00.123456Z`. */
+  at: string;
   id: string;
   order: "asc" | "desc";
 }
@@ -35,13 +36,13 @@ const cursorShape = z.strictObject({
 });
 
 /** The opaque text of a cursor. */
-export function encodeCursor(cursor: LogsCursor): string {
-  const json = JSON.stringify({ t: cursor.startedAt, i: cursor.id, o: cursor.order });
+export function encodeCursor(cursor: KeysetCursor): string {
+  const json = JSON.stringify({ t: cursor.at, i: cursor.id, o: cursor.order });
   return btoa(json).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 /** The cursor `text` stands for, or null when it is not one this API wrote. */
-export function decodeCursor(text: string): LogsCursor | null {
+export function decodeCursor(text: string): KeysetCursor | null {
   // Padding is optional in base64url; a client that adds it back still sends the same cursor.
   const unpadded = text.replace(/={1,2}$/, "");
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(unpadded) || unpadded.length % 4 === 1) return null;
@@ -52,5 +53,5 @@ export function decodeCursor(text: string): LogsCursor | null {
     return null;
   }
   const parsed = cursorShape.safeParse(json);
-  return parsed.success ? { startedAt: parsed.data.t, id: parsed.data.i, order: parsed.data.o } : null;
+  return parsed.success ? { at: parsed.data.t, id: parsed.data.i, order: parsed.data.o } : null;
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { decodeCursor, encodeCursor, isCursorTime } from "./logs-cursor.ts";
+import { decodeCursor, encodeCursor, isCursorTime } from "./keyset-cursor.ts";
 
 const id = "4b2a5b4e-9d1c-4f6e-8a7b-0c1d2e3f4a5b";
 
-describe("the logs cursor", () => {
+describe("the keyset cursor", () => {
   it("round-trips a position to the microsecond and its order", () => {
-    const cursor = { startedAt: "2026-11-23T10:15:00.123456Z", id, order: "asc" as const };
+    const cursor = { at: "2026-11-23T10:15:00.123456Z", id, order: "asc" as const };
     const text = encodeCursor(cursor);
     expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(text)).toEqual(cursor);

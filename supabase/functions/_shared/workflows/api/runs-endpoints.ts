@@ -1,0 +1,64 @@
+/**
+ * The runs API over HTTP (read side), mounted by the `api` function at RUNS_PREFIX, on Sim's v2
+ * paths as well as its own:
+ *
+ *   GET /api/v2/runs                                   a filtered page of a workspace's runs
+ *   GET /api/v2/runs/{runId}                           one run in full
+ *   GET /api/v2/workflows/{workflowId}/runs            the same page, for one workflow (Sim's path)
+ *   GET /api/v2/workflows/{workflowId}/runs/{runId}    the same run, if it is that workflow's
+ *
+ * Each request needs an `x-api-key` (401 without), has its query or path parsed here (400; an id
+ * that is not a UUID names nothing: 404), and is answered by one SQL function (keyed-read.ts) that
+ * spends a token of the logs API's bucket. Bodies are Sim's v2 envelopes, `{data, nextCursor}` and
+ * `{data}`; refusals are the workflow service's `{error, code}`.
+ */
+import type { Context, Hono } from "hono";
+import { readQuery, validate } from "../../http/body.ts";
+import { createRouter } from "../../http/routing.ts";
+import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
+import { callService, type ServiceCall } from "../../db/service-calls.ts";
+import { answerKeyedRead, apiKeyOf } from "./keyed-read.ts";
+import { encodeCursor } from "./keyset-cursor.ts";
+import { pathId } from "./read-endpoints.ts";
+import { runPosition, runsArguments, runsQuery } from "./runs-schemas.ts";
+
+/** Where the `api` function mounts the runs API. */
+export const RUNS_PREFIX = "/api/v2";
+
+/** What the runs app is built from; tests may pass their own database access. */
+export interface RunsOptions {
+  rpc?: ServiceCall;
+}
+
+/** GET /runs, and /workflows/{workflowId}/runs with the path's workflow as the filter. */
+async function listRuns(c: Context, rpc: ServiceCall): Promise<Response> {
+  const request = c.req.raw;
+  const apiKey = apiKeyOf(request);
+  const workflowId = c.req.param("workflowId") === undefined ? {} : { workflowId: pathId(c, "workflowId", "Workflow") };
+  const query = validate(runsQuery, { ...readQuery(request, errors), ...workflowId }, "query", errors);
+  return await answerKeyedRead(rpc, "workflow_runs", runsArguments(apiKey, query), (body) => {
+    const position = runPosition.nullable().parse(body.nextCursor ?? null);
+    return { ...body, nextCursor: position === null ? null : encodeCursor({ at: position.createdAt, id: position.id, order: query.order }) };
+  });
+}
+
+/** GET /runs/{runId}, and /workflows/{workflowId}/runs/{runId} for that workflow's run only. */
+async function oneRun(c: Context, rpc: ServiceCall): Promise<Response> {
+  const apiKey = apiKeyOf(c.req.raw);
+  const workflowId = c.req.param("workflowId") === undefined ? null : pathId(c, "workflowId", "Workflow");
+  const runId = pathId(c, "runId", "Run");
+  return await answerKeyedRead(rpc, "workflow_run_detail", { p_api_key: apiKey, p_run_id: runId, p_workflow_id: workflowId });
+}
+
+/** The runs API as a Hono app, to mount at RUNS_PREFIX. */
+export function createRunsApp({ rpc = callService }: RunsOptions = {}): Hono {
+  return createRouter(
+    [
+      { method: "GET", path: "/runs", handle: (c) => listRuns(c, rpc) },
+      { method: "GET", path: "/runs/:runId", handle: (c) => oneRun(c, rpc) },
+      { method: "GET", path: "/workflows/:workflowId/runs", handle: (c) => listRuns(c, rpc) },
+      { method: "GET", path: "/workflows/:workflowId/runs/:runId", handle: (c) => oneRun(c, rpc) },
+    ],
+    { errors, logger: workflowLog },
+  );
+}
