@@ -4,8 +4,9 @@
  * technicians (10,000 by default) it
  *
  * 1. scores K actions (200 by default) one transaction each in SQL, as the service role, with
- *    `track_functions = 'all'` and reads `pg_stat_xact_user_functions` and `pg_stat_xact_user_tables`
- *    before each commit: self time per SQL function and rows written per table, per action;
+ *    `track_functions = 'all'` and reads `pg_stat_user_functions` and `pg_stat_user_tables` before
+ *    and after (flushed with pg_stat_force_next_flush): self time per SQL function and rows written
+ *    per table, per action (the bench stack runs nothing else meanwhile, its cron jobs paused);
  * 2. inserts K plain history rows (the gamification bench's baseline, one row a transaction) and
  *    compares the session backend's CPU (from /proc) for both;
  * 3. logs one action's nested statements with `auto_explain` (analyze, buffers, nested
@@ -78,12 +79,27 @@ async function postmasterPid(admin: Sql): Promise<number> {
 }
 
 /** Per-function self/total time and per-table rows written, summed over the profiled actions. */
+/** Cumulative function and table statistics of the database, flushed from this session first. */
+async function statistics(admin: Sql): Promise<{ functions: Map<string, { calls: number; self: number; total: number }>; tables: Map<string, { ins: number; upd: number; del: number }> }> {
+  // Pending statistics are flushed when a transaction ends, at most once a second unless forced.
+  await admin`select pg_stat_force_next_flush()`;
+  await admin`select 1`;
+  await admin`select pg_stat_clear_snapshot()`;
+  const functions = new Map((await admin<{ name: string; calls: number; self: number; total: number }[]>`
+    select schemaname || '.' || funcname as name, calls::int, self_time as self, total_time as total from pg_stat_user_functions`)
+    .map((f) => [f.name, f]));
+  const tables = new Map((await admin<{ name: string; ins: number; upd: number; del: number }[]>`
+    select schemaname || '.' || relname as name, n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_del::int as del from pg_stat_user_tables`)
+    .map((t) => [t.name, t]));
+  return { functions, tables };
+}
+
+/** Per-function self/total time and per-table rows written, over `actions` scorings one transaction each, beside the plain insert. */
 async function profileFunctions(admin: Sql, scale: Scale, actions: number, first: number): Promise<void> {
   const callOf = await prepareCalls(admin, scale, first, actions);
-  const self = new Map<string, { calls: number; self: number; total: number }>();
-  const rows = new Map<string, { ins: number; upd: number; del: number }>();
   const [{ pid }] = await admin<{ pid: number }[]>`select pg_backend_pid() as pid`;
   await admin`set track_functions = 'all'`;
+  const before = await statistics(admin);
   const cpuBefore = statCpuMs(`/proc/${pid}/stat`);
   const started = performance.now();
   for (let n = first; n < first + actions; n += 1) {
@@ -93,24 +109,23 @@ async function profileFunctions(admin: Sql, scale: Scale, actions: number, first
       const [{ status }] = await tx<{ status: number }[]>`
         select (public.gamificacao_registrar_acao(${action.usuario_id}::uuid, ${action.acao}, ${action.chamado_id}::uuid, '{}') ->> 'status')::int as status`;
       if (status !== 200) throw new Error(`action ${n} answered ${status}`);
-      for (const f of await tx<{ name: string; calls: number; self: number; total: number }[]>`
-        select schemaname || '.' || funcname as name, calls::int, self_time as self, total_time as total from pg_stat_xact_user_functions`) {
-        const sum = self.get(f.name) ?? { calls: 0, self: 0, total: 0 };
-        sum.calls += f.calls; sum.self += f.self; sum.total += f.total;
-        self.set(f.name, sum);
-      }
-      for (const t of await tx<{ name: string; ins: number; upd: number; del: number }[]>`
-        select schemaname || '.' || relname as name, n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_del::int as del
-        from pg_stat_xact_user_tables where n_tup_ins + n_tup_upd + n_tup_del > 0`) {
-        const sum = rows.get(t.name) ?? { ins: 0, upd: 0, del: 0 };
-        sum.ins += t.ins; sum.upd += t.upd; sum.del += t.del;
-        rows.set(t.name, sum);
-      }
     });
   }
   const scoringCpu = (statCpuMs(`/proc/${pid}/stat`) - cpuBefore) / actions;
   const scoringWall = (performance.now() - started) / actions;
+  const after = await statistics(admin);
   await admin`set track_functions = 'none'`;
+  const self = new Map<string, { calls: number; self: number; total: number }>();
+  for (const [name, f] of after.functions) {
+    const b = before.functions.get(name) ?? { calls: 0, self: 0, total: 0 };
+    if (f.calls > b.calls) self.set(name, { calls: f.calls - b.calls, self: f.self - b.self, total: f.total - b.total });
+  }
+  const rows = new Map<string, { ins: number; upd: number; del: number }>();
+  for (const [name, t] of after.tables) {
+    const b = before.tables.get(name) ?? { ins: 0, upd: 0, del: 0 };
+    const d = { ins: t.ins - b.ins, upd: t.upd - b.upd, del: t.del - b.del };
+    if (d.ins + d.upd + d.del > 0) rows.set(name, d);
+  }
 
   // The baseline: the gamification bench's plain insert of the same history row, one a transaction.
   const plainOf = await prepareCalls(admin, scale, first + actions, actions);
@@ -128,7 +143,7 @@ async function profileFunctions(admin: Sql, scale: Scale, actions: number, first
   const plainCpu = (statCpuMs(`/proc/${pid}/stat`) - plainBefore) / actions;
   const plainWall = (performance.now() - plainStarted) / actions;
   console.log(`\nOne action a transaction, ${actions} actions, one session (backend CPU from /proc; wall includes the client round trips):`);
-  console.log(`  scoring (public.gamificacao_registrar_acao + 2 stats reads): backend CPU ${scoringCpu.toFixed(2)} ms, wall ${scoringWall.toFixed(2)} ms an action`);
+  console.log(`  scoring (public.gamificacao_registrar_acao, service role):    backend CPU ${scoringCpu.toFixed(2)} ms, wall ${scoringWall.toFixed(2)} ms an action`);
   console.log(`  plain insert of the same history row (baseline):              backend CPU ${plainCpu.toFixed(2)} ms, wall ${plainWall.toFixed(2)} ms a row`);
   console.log(`  scoring ÷ plain insert: ${(scoringCpu / plainCpu).toFixed(1)}× CPU, ${(scoringWall / plainWall).toFixed(1)}× wall`);
 
@@ -138,7 +153,7 @@ async function profileFunctions(admin: Sql, scale: Scale, actions: number, first
     if (f.self / actions < 0.005) continue;
     console.log(`  ${name.padEnd(52)} ${(f.calls / actions).toFixed(1).padStart(7)} ${(f.self / actions).toFixed(3).padStart(8)} ${(f.total / actions).toFixed(3).padStart(8)}`);
   }
-  console.log(`\nRows written an action (pg_stat_xact_user_tables; an update counts once, HOT or not):`);
+  console.log(`\nRows written an action (pg_stat_user_tables, before and after; an update counts once, HOT or not):`);
   for (const [name, t] of [...rows].sort((a, b) => b[1].ins + b[1].upd + b[1].del - (a[1].ins + a[1].upd + a[1].del))) {
     console.log(`  ${name.padEnd(52)} inserted ${(t.ins / actions).toFixed(2)}, updated ${(t.upd / actions).toFixed(2)}, deleted ${(t.del / actions).toFixed(2)}`);
   }
@@ -202,11 +217,14 @@ async function profileHttp(sql: Sql, admin: Sql, scale: Scale, count: number, fi
   const backendsBefore = childrenCpu(postmaster);
   const gatewayBefore = statCpuMs(`/proc/${gateway}/stat`);
   const postgrestBefore = postgrest ? statCpuMs(`/proc/${postgrest}/stat`) : 0;
+  const ownBefore = process.cpuUsage();
   const load = await runLoad(requests.slice(warmUp), 32);
+  const own = process.cpuUsage(ownBefore);
   const threadsAfter = threadCpu(functions);
   const backendsAfter = childrenCpu(postmaster);
   const per = (ms: number) => (ms / measured).toFixed(2);
   console.log(`\nPOST /points, one action a request, 32 in flight, ${measured} requests after ${warmUp} to warm up (${describeLoad(load)}); CPU ms a request:`);
+  console.log(`  the load generator (this node process, signing nothing: tokens are made beforehand) ${per((own.user + own.system) / 1000)}`);
   console.log(`  gateway (HAProxy) ${per(statCpuMs(`/proc/${gateway}/stat`) - gatewayBefore)}`);
   if (postgrest) console.log(`  PostgREST ${per(statCpuMs(`/proc/${postgrest}/stat`) - postgrestBefore)}`);
   let hostTotal = 0;
