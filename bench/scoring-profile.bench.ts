@@ -3,7 +3,7 @@
  * step 1: where one POST /points action's cost goes. On the gamification bench's data set of N
  * technicians (10,000 by default) it
  *
- * 1. scores K actions (200 by default) one transaction each in SQL, as the service role, with
+ * 1. scores K actions (200 by default) one transaction each in SQL, as their technician, with
  *    `track_functions = 'all'` and reads `pg_stat_user_functions` and `pg_stat_user_tables` before
  *    and after (flushed with pg_stat_force_next_flush): self time per SQL function and rows written
  *    per table, per action (the bench stack runs nothing else meanwhile, its cron jobs paused);
@@ -105,7 +105,8 @@ async function profileFunctions(admin: Sql, scale: Scale, actions: number, first
   for (let n = first; n < first + actions; n += 1) {
     const action = registration(scale, n, callOf);
     await admin.begin(async (tx) => {
-      await tx`select set_config('request.jwt.claims', '{"role": "service_role"}', true)`;
+      // As the technician, as POST /points runs it: auth.uid() is set, so a rate-limit token is spent.
+      await tx`select set_config('request.jwt.claims', ${JSON.stringify({ role: "authenticated", sub: action.usuario_id })}, true)`;
       const [{ status }] = await tx<{ status: number }[]>`
         select (public.gamificacao_registrar_acao(${action.usuario_id}::uuid, ${action.acao}, ${action.chamado_id}::uuid, '{}') ->> 'status')::int as status`;
       if (status !== 200) throw new Error(`action ${n} answered ${status}`);
@@ -143,7 +144,7 @@ async function profileFunctions(admin: Sql, scale: Scale, actions: number, first
   const plainCpu = (statCpuMs(`/proc/${pid}/stat`) - plainBefore) / actions;
   const plainWall = (performance.now() - plainStarted) / actions;
   console.log(`\nOne action a transaction, ${actions} actions, one session (backend CPU from /proc; wall includes the client round trips):`);
-  console.log(`  scoring (public.gamificacao_registrar_acao, service role):    backend CPU ${scoringCpu.toFixed(2)} ms, wall ${scoringWall.toFixed(2)} ms an action`);
+  console.log(`  scoring (public.gamificacao_registrar_acao, as the technician): backend CPU ${scoringCpu.toFixed(2)} ms, wall ${scoringWall.toFixed(2)} ms an action`);
   console.log(`  plain insert of the same history row (baseline):              backend CPU ${plainCpu.toFixed(2)} ms, wall ${plainWall.toFixed(2)} ms a row`);
   console.log(`  scoring ÷ plain insert: ${(scoringCpu / plainCpu).toFixed(1)}× CPU, ${(scoringWall / plainWall).toFixed(1)}× wall`);
 
