@@ -39,7 +39,7 @@ function technicianOfCall(scale: Scale, n: number): number {
  * scoring is measured (the year's and all-time boards, hourly, are left alone: at a million
  * technicians each of their refreshes reads every call).
  */
-async function prepareCalls(sql: Sql, scale: Scale, first: number, count: number): Promise<(n: number) => string> {
+export async function prepareCalls(sql: Sql, scale: Scale, first: number, count: number): Promise<(n: number) => string> {
   await sql.unsafe(`
     insert into public.chamados (id, tecnico_id, cidade_id, latitude, longitude, agendado_para, aceito_em, checkin_em, checkout_em, status)
     select ('e0000000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, ('b0000000-0000-4000-8000-' || lpad(to_hex(t), 12, '0'))::uuid,
@@ -53,7 +53,7 @@ async function prepareCalls(sql: Sql, scale: Scale, first: number, count: number
 }
 
 /** The action registration that scores prepared call `n` for its technician. */
-function registration(scale: Scale, n: number, callOf: (n: number) => string) {
+export function registration(scale: Scale, n: number, callOf: (n: number) => string) {
   return { usuario_id: technicianId(technicianOfCall(scale, n)), acao: "chamado_concluido", chamado_id: callOf(n) };
 }
 
