@@ -40,6 +40,11 @@ export function apiKeyOf(request: Request): string {
   return key;
 }
 
+/** What a keyed-read app (logs, runs) is built from; tests may pass their own database access. */
+export interface KeyedReadOptions {
+  rpc?: ServiceCall;
+}
+
 /** The SQL functions behind the keyed reads (each answers as keyedReadAnswer describes). */
 export type KeyedReadFunction = "workflow_logs_json" | "workflow_log_detail" | "workflow_execution_detail" | "workflow_runs" | "workflow_run_detail";
 

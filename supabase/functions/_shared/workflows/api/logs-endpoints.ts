@@ -15,17 +15,12 @@ import { HttpError } from "../../http/errors.ts";
 import { createRouter } from "../../http/routing.ts";
 import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
 import { callService, type ServiceCall } from "../../db/service-calls.ts";
-import { answerKeyedRead, apiKeyOf } from "./keyed-read.ts";
+import { answerKeyedRead, apiKeyOf, type KeyedReadOptions } from "./keyed-read.ts";
 import { encodeCursor } from "./keyset-cursor.ts";
 import { logIdPath, logsArguments, logsQuery, pagePosition } from "./logs-schemas.ts";
 
 /** Where the `api` function mounts the logs API. */
 export const LOGS_PREFIX = "/api/v1/logs";
-
-/** What the logs app is built from; tests may pass their own database access. */
-export interface LogsOptions {
-  rpc?: ServiceCall;
-}
 
 /** GET /api/v1/logs. */
 async function listLogs(c: Context, rpc: ServiceCall): Promise<Response> {
@@ -50,7 +45,7 @@ async function oneLog(c: Context, param: string, what: string, read: (apiKey: st
 }
 
 /** The logs API as a Hono app, to mount at LOGS_PREFIX. */
-export function createLogsApp({ rpc = callService }: LogsOptions = {}): Hono {
+export function createLogsApp({ rpc = callService }: KeyedReadOptions = {}): Hono {
   return createRouter(
     [
       { method: "GET", path: "/", handle: (c) => listLogs(c, rpc) },

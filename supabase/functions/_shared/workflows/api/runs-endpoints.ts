@@ -17,18 +17,13 @@ import { readQuery, validate } from "../../http/body.ts";
 import { createRouter } from "../../http/routing.ts";
 import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
 import { callService, type ServiceCall } from "../../db/service-calls.ts";
-import { answerKeyedRead, apiKeyOf } from "./keyed-read.ts";
+import { answerKeyedRead, apiKeyOf, type KeyedReadOptions } from "./keyed-read.ts";
 import { encodeCursor } from "./keyset-cursor.ts";
 import { pathId } from "./read-endpoints.ts";
 import { runPosition, runsArguments, runsQuery } from "./runs-schemas.ts";
 
 /** Where the `api` function mounts the runs API. */
 export const RUNS_PREFIX = "/api/v2";
-
-/** What the runs app is built from; tests may pass their own database access. */
-export interface RunsOptions {
-  rpc?: ServiceCall;
-}
 
 /** GET /runs, and /workflows/{workflowId}/runs with the path's workflow as the filter. */
 async function listRuns(c: Context, rpc: ServiceCall): Promise<Response> {
@@ -51,7 +46,7 @@ async function oneRun(c: Context, rpc: ServiceCall): Promise<Response> {
 }
 
 /** The runs API as a Hono app, to mount at RUNS_PREFIX. */
-export function createRunsApp({ rpc = callService }: RunsOptions = {}): Hono {
+export function createRunsApp({ rpc = callService }: KeyedReadOptions = {}): Hono {
   return createRouter(
     [
       { method: "GET", path: "/runs", handle: (c) => listRuns(c, rpc) },
