@@ -645,14 +645,14 @@ isOneToOne: false
                   ]
                 },"webhook_deliveries": {
                   Row: {
-                    "attempt_started_at": string | null,"attempts": number,"created_at": string,"delivered_at": string | null,"execution_id": string,"id": string,"last_attempt_at": string | null,"last_error": string | null,"last_status_code": number | null,"message_id": number | null,"next_attempt_at": string | null,"redeliveries": number,"round_attempts": number,"status": Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
+                    "attempt_started_at": string | null,"attempts": number,"created_at": string,"delivered_at": string | null,"execution_id": string,"failed_at": string | null,"id": string,"last_attempt_at": string | null,"last_error": string | null,"last_response_excerpt": string | null,"last_status_code": number | null,"message_id": number | null,"next_attempt_at": string | null,"redeliveries": number,"round_attempts": number,"status": Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id": string,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
+                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id": string,"failed_at"?: string | null,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_response_excerpt"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id"?: string,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id"?: string,"failed_at"?: string | null,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_response_excerpt"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id"?: string,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -671,14 +671,14 @@ isOneToOne: false
                   ]
                 },"webhook_delivery_attempts": {
                   Row: {
-                    "attempt": number,"delivery_id": string,"duration_ms": number | null,"error": string | null,"id": number,"next_attempt_at": string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"started_at": string,"status_code": number | null,"workspace_id": string
+                    "attempt": number,"delivery_id": string,"duration_ms": number | null,"error": string | null,"id": number,"next_attempt_at": string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"response_excerpt": string | null,"started_at": string,"status_code": number | null,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "attempt": number,"delivery_id": string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"started_at": string,"status_code"?: number | null,"workspace_id": string
+                    "attempt": number,"delivery_id": string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"response_excerpt"?: string | null,"started_at": string,"status_code"?: number | null,"workspace_id": string
                   }
                   Update: {
-                    "attempt"?: number,"delivery_id"?: string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome"?: Database["public"]['Enums']["webhook_attempt_outcome"],"started_at"?: string,"status_code"?: number | null,"workspace_id"?: string
+                    "attempt"?: number,"delivery_id"?: string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome"?: Database["public"]['Enums']["webhook_attempt_outcome"],"response_excerpt"?: string | null,"started_at"?: string,"status_code"?: number | null,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -691,14 +691,14 @@ isOneToOne: false
                   ]
                 },"webhook_subscriptions": {
                   Row: {
-                    "active": boolean,"created_at": string,"created_by": string | null,"has_secret": boolean,"id": string,"include_final_output": boolean,"include_rate_limits": boolean,"include_trace_spans": boolean,"include_usage_data": boolean,"level_filter": (Database["public"]['Enums']["workflow_log_level"])[],"secret": string | null,"trigger_filter": (Database["public"]['Enums']["workflow_trigger"])[],"updated_at": string,"url": string,"workflow_id": string,"workspace_id": string
+                    "active": boolean,"consecutive_dead_deliveries": number,"created_at": string,"created_by": string | null,"disable_after_dead_deliveries": number,"disabled_at": string | null,"disabled_reason": string | null,"has_secret": boolean,"id": string,"include_final_output": boolean,"include_rate_limits": boolean,"include_trace_spans": boolean,"include_usage_data": boolean,"level_filter": (Database["public"]['Enums']["workflow_log_level"])[],"secret": string | null,"trigger_filter": (Database["public"]['Enums']["workflow_trigger"])[],"updated_at": string,"url": string,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "active"?: boolean,"created_at"?: string,"created_by"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url": string,"workflow_id": string,"workspace_id": string
+                    "active"?: boolean,"consecutive_dead_deliveries"?: number,"created_at"?: string,"created_by"?: string | null,"disable_after_dead_deliveries"?: number,"disabled_at"?: string | null,"disabled_reason"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url": string,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "active"?: boolean,"created_at"?: string,"created_by"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "active"?: boolean,"consecutive_dead_deliveries"?: number,"created_at"?: string,"created_by"?: string | null,"disable_after_dead_deliveries"?: number,"disabled_at"?: string | null,"disabled_reason"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url"?: string,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -1130,7 +1130,7 @@ isOneToOne: false
 { Args: { "p_attempt": number,"p_checkpoint": Json,"p_execution_id": string }; Returns: Json
                            },
 "redeliver_failed_webhooks":
-{ Args: { "p_since"?: string,"p_subscription_id": string }; Returns: number
+{ Args: { "p_since"?: string,"p_subscription_id": string,"p_until"?: string }; Returns: number
                            },
 "redeliver_webhook":
 { Args: { "p_delivery_id": string }; Returns: {
@@ -1139,9 +1139,11 @@ isOneToOne: false
 "created_at": string,
 "delivered_at": string | null,
 "execution_id": string,
+"failed_at": string | null,
 "id": string,
 "last_attempt_at": string | null,
 "last_error": string | null,
+"last_response_excerpt": string | null,
 "last_status_code": number | null,
 "message_id": number | null,
 "next_attempt_at": string | null,
