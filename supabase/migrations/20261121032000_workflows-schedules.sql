@@ -187,7 +187,7 @@ declare
   v_jitter integer;
   v_at timestamptz;
   v_after timestamptz;
-  v_gap numeric;
+  v_gap integer;
 begin
   if tg_op = 'UPDATE' and old.is_active and not new.is_active then
     delete from public.workflow_schedules s where s.deployment_id = new.id;
@@ -223,7 +223,7 @@ begin
       for i in 1..10 loop
         v_after := workflows_private.cron_next(v_cron, v_timezone, v_at);
         exit when v_after is null;
-        v_gap := least(v_gap, extract(epoch from v_after - v_at));
+        v_gap := least(v_gap, extract(epoch from v_after - v_at)::integer);
         v_at := v_after;
       end loop;
       if v_jitter >= v_gap then
