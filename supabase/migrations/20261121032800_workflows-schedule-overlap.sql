@@ -213,7 +213,7 @@ as $$
 declare
   v_now timestamptz := now();
   v_schedule public.workflow_schedules;
-  v_slots timestamptz[] := '{}';
+  v_slots timestamptz[] := '{}'::timestamptz[];
   v_slot timestamptz;
   v_outcome text;
   v_counts jsonb := '{"started": 0, "buffered": 0, "skipped": 0, "alreadyRecorded": 0}'::jsonb;
