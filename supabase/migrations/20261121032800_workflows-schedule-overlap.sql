@@ -6,7 +6,7 @@
 -- - start_schedule_run admits its run, delayed by the occurrence's jitter (schedule_jitter, a hash,
 --   so stable and auditable) through the queue message's visibility, so no worker waits for it;
 -- - release_buffered_occurrence starts a buffered occurrence when the run it waits for ends;
--- - backfill_workflow_schedule lets an editor fire the occurrences of a past range (30 days, 1,000
+-- - backfill_workflow_schedule lets an editor fire the occurrences of a past range (30 days, 500
 --   occurrences at most); the shared key means a backfill and the ticker never run one slot twice.
 
 /**
@@ -200,7 +200,8 @@ create trigger workflow_executions_release_buffered_schedule_runs
  * earlier backfill, is left alone. A paused schedule may be backfilled: the pause stops the ticker,
  * not an editor. Refused with 22023 (HTTP 400): a missing, reversed or future range, one starting
  * more than 30 days ago (occurrences are recorded 30 days, and the record is what keeps a slot
- * from running twice), one holding more than 1,000 occurrences. A schedule the caller cannot see
+ * from running twice), one holding more than 500 occurrences (a run's admission costs a few
+ * milliseconds, and the data API gives a signed-in caller's statement 8 s). A schedule the caller cannot see
  * is PT404, a viewer's call 42501. Returns {scheduleId, from, to, occurrences, started, buffered,
  * skipped, alreadyRecorded}; the occurrences are in workflow_schedule_runs with source backfill.
  */
@@ -240,9 +241,9 @@ begin
   end if;
   v_slot := workflows_private.cron_next(v_schedule.cron_expression, v_schedule.timezone, p_from - interval '1 microsecond');
   while v_slot is not null and v_slot <= p_to loop
-    if cardinality(v_slots) = 1000 then
-      raise exception 'The range holds more than 1000 occurrences of this schedule: backfill at most 1000 per call' using errcode = '22023',
-        hint = format('Split the range; the first 1000 end at %s.', v_slots[1000]);
+    if cardinality(v_slots) = 500 then
+      raise exception 'The range holds more than 500 occurrences of this schedule: backfill at most 500 per call' using errcode = '22023',
+        hint = format('Split the range; the first 500 end at %s.', v_slots[500]);
     end if;
     v_slots := v_slots || v_slot;
     v_slot := workflows_private.cron_next(v_schedule.cron_expression, v_schedule.timezone, v_slot);
@@ -254,7 +255,7 @@ begin
   return jsonb_build_object('scheduleId', p_schedule_id, 'from', p_from, 'to', p_to, 'occurrences', cardinality(v_slots)) || v_counts;
 end;
 $$;
-comment on function public.backfill_workflow_schedule(uuid, timestamptz, timestamptz) is 'Backfill (editors): fires a schedule''s occurrences in a past range (30 days, 1,000 occurrences at most) under its overlap policy, each slot once.';
+comment on function public.backfill_workflow_schedule(uuid, timestamptz, timestamptz) is 'Backfill (editors): fires a schedule''s occurrences in a past range (30 days, 500 occurrences at most) under its overlap policy, each slot once.';
 
 -- Access -------------------------------------------------------------------------------------------
 
