@@ -162,12 +162,14 @@ declare
   v_schedule public.workflow_schedules;
   v_started jsonb;
 begin
+  -- The schedule's lock first: a ticker or backfill buffering an occurrence behind this run holds
+  -- it until it commits, so waiting here means the next statement sees that occurrence.
+  select * into v_schedule from public.workflow_schedules s where s.workflow_id = new.workflow_id and s.block_id = new.trigger_block_id for update;
   select r.scheduled_for into v_slot from public.workflow_schedule_runs r
   where r.workflow_id = new.workflow_id and r.block_id = new.trigger_block_id and r.outcome = 'buffered';
   if v_slot is null then
     return null;
   end if;
-  select * into v_schedule from public.workflow_schedules s where s.workflow_id = new.workflow_id and s.block_id = new.trigger_block_id for update;
   if v_schedule.id is not null and v_schedule.last_execution_id is distinct from new.id then
     -- It waits for the schedule's latest run, which is another one.
     return null;
