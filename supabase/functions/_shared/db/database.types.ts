@@ -771,14 +771,14 @@ isOneToOne: false
                   ]
                 },"workflow_schedule_runs": {
                   Row: {
-                    "block_id": string,"execution_id": string | null,"fired_at": string,"outcome": string,"reason": string | null,"scheduled_for": string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"cancelled_execution_id": string | null,"execution_id": string | null,"fired_at": string,"jitter_seconds": number | null,"outcome": string,"reason": string | null,"scheduled_for": string,"source": string,"starts_at": string | null,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "block_id": string,"execution_id"?: string | null,"fired_at": string,"outcome": string,"reason"?: string | null,"scheduled_for": string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"cancelled_execution_id"?: string | null,"execution_id"?: string | null,"fired_at": string,"jitter_seconds"?: number | null,"outcome": string,"reason"?: string | null,"scheduled_for": string,"source"?: string,"starts_at"?: string | null,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "block_id"?: string,"execution_id"?: string | null,"fired_at"?: string,"outcome"?: string,"reason"?: string | null,"scheduled_for"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "block_id"?: string,"cancelled_execution_id"?: string | null,"execution_id"?: string | null,"fired_at"?: string,"jitter_seconds"?: number | null,"outcome"?: string,"reason"?: string | null,"scheduled_for"?: string,"source"?: string,"starts_at"?: string | null,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -791,14 +791,14 @@ isOneToOne: false
                   ]
                 },"workflow_schedules": {
                   Row: {
-                    "block_id": string,"block_name": string,"consecutive_failures": number,"created_at": string,"cron_expression": string,"deployment_id": string,"id": string,"last_execution_id": string | null,"last_run_at": string | null,"max_consecutive_failures": number,"next_run_at": string | null,"paused_at": string | null,"paused_reason": string | null,"status": Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at": string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"block_name": string,"consecutive_failures": number,"created_at": string,"cron_expression": string,"deployment_id": string,"id": string,"jitter_seconds": number,"last_execution_id": string | null,"last_run_at": string | null,"max_consecutive_failures": number,"next_run_at": string | null,"overlap": string,"paused_at": string | null,"paused_reason": string | null,"status": Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at": string,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "block_id": string,"block_name": string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression": string,"deployment_id": string,"id"?: string,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at"?: string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"block_name": string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression": string,"deployment_id": string,"id"?: string,"jitter_seconds"?: number,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"overlap"?: string,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at"?: string,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "block_id"?: string,"block_name"?: string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression"?: string,"deployment_id"?: string,"id"?: string,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone"?: string,"updated_at"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "block_id"?: string,"block_name"?: string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression"?: string,"deployment_id"?: string,"id"?: string,"jitter_seconds"?: number,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"overlap"?: string,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone"?: string,"updated_at"?: string,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -973,6 +973,9 @@ isOneToOne: false
                            },
 "admit_workflow_run":
 { Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
+                           },
+"backfill_workflow_schedule":
+{ Args: { "p_from": string,"p_schedule_id": string,"p_to": string }; Returns: Json
                            },
 "calculate_payment_dates":
 { Args: { "sale_date": string }; Returns: Record<string, unknown>
@@ -1172,10 +1175,12 @@ isOneToOne: false
 "cron_expression": string,
 "deployment_id": string,
 "id": string,
+"jitter_seconds": number,
 "last_execution_id": string | null,
 "last_run_at": string | null,
 "max_consecutive_failures": number,
 "next_run_at": string | null,
+"overlap": string,
 "paused_at": string | null,
 "paused_reason": string | null,
 "status": Database["public"]['Enums']["workflow_schedule_status"],
