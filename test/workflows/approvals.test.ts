@@ -7,11 +7,13 @@
  * waiting 409); the timeout's default outcomes on a moved clock; and no token shows in the run's
  * record, its detail, its logs or the platform's log files.
  */
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
-import { loadConfig } from "../../platform/config/stack-config.ts";
+import { loadConfig, PROJECT_ROOT } from "../../platform/config/stack-config.ts";
+import { env } from "../helpers/env.ts";
 import { latestMail } from "../helpers/auth.ts";
 import { runState } from "./durable-helpers.ts";
 import { apiKey, call, deployedWorkflow, eventually, execute, expectDocumented, record, setPlan, sql } from "./execute-api.ts";
@@ -174,6 +176,27 @@ describe("the resume API", () => {
     const late = await call("POST", `/api/v2/runs/${executionId}/resume`, { headers: { "X-API-Key": key }, body });
     expect([late.status, late.body.code]).toEqual([409, "NOT_PAUSED"]);
     expectDocumented("POST", "/api/v2/runs/{runId}/resume", late);
+  }, 60_000);
+});
+
+describe("the Approvals curl examples in docs/workflow-runs.md", () => {
+  it("run as written against a parked run: its pause, then a decision", async () => {
+    const docs = readFileSync(join(PROJECT_ROOT, "docs", "workflow-runs.md"), "utf8");
+    const [block] = [...docs.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((match) => match[1]).filter((text) => text.includes("/resume"));
+    const lines = block.split("\n");
+    const settings = lines.filter((line) => /^[A-Z]+=/.test(line)).join("\n");
+    const commands = lines.filter((line) => line.startsWith("curl "));
+    expect(commands).toHaveLength(2);
+    const workflowId = await deployedWorkflow(workspace.members.editor, workspace.id, "Curl approval", approving({ approvers: [address("curl")], timeoutMinutes: 60 }));
+    const executionId = await parkedRun(workflowId);
+    const answers = commands.map((command) => {
+      const written = `${settings}\n${command}`.replaceAll("http://127.0.0.1:54321", env.url).replaceAll("<apiKey>", key).replaceAll("<runId>", executionId);
+      const output = execFileSync("bash", ["-c", written.replace(/^curl /m, "curl -s -w '\\n%{http_code}' ")], { encoding: "utf8" });
+      return { status: Number(output.slice(output.lastIndexOf("\n") + 1)), body: JSON.parse(output.slice(0, output.lastIndexOf("\n"))) as Record<string, unknown> };
+    });
+    expect(answers[0]).toMatchObject({ status: 200, body: { data: { status: "paused", paused: { pauseKind: "approval", contextId: "ok" } } } });
+    expect(answers[1]).toEqual({ status: 202, body: { data: { runId: executionId, contextId: "ok", decision: "approved" } } });
+    expect((await ended(executionId)).output).toMatchObject({ data: { branch: "shipped", decision: "approved" } });
   }, 60_000);
 });
 
