@@ -9,6 +9,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
@@ -18,11 +20,15 @@ import { latestMail } from "../helpers/auth.ts";
 import { runState } from "./durable-helpers.ts";
 import { apiKey, call, deployedWorkflow, eventually, execute, expectDocumented, record, setPlan, sql } from "./execute-api.ts";
 import { createWorkspace, type TestWorkspace } from "./factories.ts";
+import { subscribe } from "./webhooks-helpers.ts";
 
 let workspace: TestWorkspace;
 let stranger: TestWorkspace;
 let key: string;
 let strangerKey: string;
+/** A webhook receiver: the bodies of the completion webhooks it was sent. */
+let receiver: Server;
+const webhookBodies: string[] = [];
 
 /** A unique approver address per test, so each test reads only its own mail. */
 const address = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}@approvals.test`;
@@ -73,9 +79,19 @@ beforeAll(async () => {
   await setPlan(workspace.id, "enterprise", { sync_per_minute: 1000, async_per_minute: 1000 });
   key = (await apiKey(workspace.members.editor)).key;
   strangerKey = (await apiKey(stranger.members.editor)).key;
+  receiver = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => void (body += chunk.toString()));
+    request.on("end", () => {
+      webhookBodies.push(body);
+      response.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 });
 
 afterAll(async () => {
+  await new Promise((resolve) => receiver.close(resolve));
   await sql.end();
 });
 
@@ -88,6 +104,7 @@ describe("an approval with a quorum of 2 of 3", () => {
     const workflowId = await deployedWorkflow(workspace.members.editor, workspace.id, "Quorum", approving({
       approvers: [ann, bob, cat], quorum: 2, timeoutMinutes: 60, fields: [{ name: "ticket", label: "Ticket", type: "text", required: true }],
     }));
+    await subscribe(workspace.members.editor, workflowId, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, { include_final_output: true, include_trace_spans: true });
     executionId = await parkedRun(workflowId);
     const state = await runState(sql, executionId);
     expect(state).toMatchObject({ status: "running", checkpoints: ["api"] });
@@ -144,14 +161,15 @@ describe("an approval with a quorum of 2 of 3", () => {
     expect((await page((await latestMail(cat)).link)).html).toContain("Approval closed");
   }, 60_000);
 
-  it("keeps the tokens out of the run's record, its detail, its logs and the platform's log files", async () => {
+  it("keeps the tokens out of the run's record, its detail, its logs, its webhook and the platform's log files", async () => {
+    await eventually("the completion webhook", async () => webhookBodies.filter((body) => body.includes(executionId)), (bodies) => bodies.length > 0);
     const detail = await call("GET", `/api/v2/runs/${executionId}`, { headers: { "X-API-Key": key } });
     const logs = await call("GET", `/api/v1/logs/${executionId}`, { headers: { "X-API-Key": key } });
     const [row] = await sql<{ text: string }[]>`select e::text as text from public.workflow_executions e where e.id = ${executionId}`;
     const [stored] = await sql<{ text: string }[]>`select coalesce(string_agg(a::text, ' '), '') as text from workflows_private.run_approval_answers a`;
     const logFiles = filesUnder(loadConfig("test").logDir);
     for (const token of tokens) {
-      for (const [where, text] of [["detail", detail.text], ["logs", logs.text], ["record", row.text], ["approvals", stored.text]] as const) {
+      for (const [where, text] of [["detail", detail.text], ["logs", logs.text], ["record", row.text], ["approvals", stored.text], ["webhook", webhookBodies.join("\n")]] as const) {
         expect(text.includes(token), `${where} holds a token`).toBe(false);
       }
       expect(logFiles.some((file) => file.includes(token)), "a log file holds a token").toBe(false);
