@@ -108,7 +108,12 @@ export async function run(): Promise<void> {
       const [{ due }] = await sql<{ due: number }[]>`select extract(epoch from parked_until)::float8 * 1000 as due from public.workflow_executions where id = ${id}`;
       return due;
     }));
-    // A moment for workers that parked their runs to return.
+    // The approvers' e-mails are sent (work that opening an approval queues, not held by the run),
+    // then a moment for workers that parked their runs to return.
+    await until("every approval e-mail to be sent", async () => {
+      const [{ left }] = await sql<{ left: number }[]>`select count(*)::int as left from pgmq.q_workflow_approval_mail`;
+      return left === 0;
+    }, 600_000, POLL_MS);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const [approvalsHeld, waitsHeld] = [await held(sql, approvals), await held(sql, waits)];
     const approvalsTotal = approvalsHeld.leased + approvalsHeld.visible + approvalsHeld.busy;
