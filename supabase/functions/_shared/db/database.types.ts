@@ -709,6 +709,58 @@ isOneToOne: false
       referencedColumns: ["workspace_id","id"]
     }
                   ]
+                },"workflow_alert_events": {
+                  Row: {
+                    "attempts": number,"delivery": Database["public"]['Enums']["workflow_alert_delivery"],"fired_at": string,"id": string,"kind": Database["public"]['Enums']["workflow_alert_kind"],"last_error": string | null,"message": string,"observed": number | null,"rule_id": string,"sent_at": string | null,"workflow_id": string | null,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "attempts"?: number,"delivery"?: Database["public"]['Enums']["workflow_alert_delivery"],"fired_at": string,"id"?: string,"kind": Database["public"]['Enums']["workflow_alert_kind"],"last_error"?: string | null,"message": string,"observed"?: number | null,"rule_id": string,"sent_at"?: string | null,"workflow_id"?: string | null,"workspace_id": string
+                  }
+                  Update: {
+                    "attempts"?: number,"delivery"?: Database["public"]['Enums']["workflow_alert_delivery"],"fired_at"?: string,"id"?: string,"kind"?: Database["public"]['Enums']["workflow_alert_kind"],"last_error"?: string | null,"message"?: string,"observed"?: number | null,"rule_id"?: string,"sent_at"?: string | null,"workflow_id"?: string | null,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_alert_events_rule_id_fkey"
+      columns: ["rule_id"]
+isOneToOne: false
+      referencedRelation: "workflow_alert_rules"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"workflow_alert_rules": {
+                  Row: {
+                    "channel": Database["public"]['Enums']["workflow_alert_channel"],"cooldown_minutes": number,"created_at": string,"created_by": string | null,"email_to": (string)[],"enabled": boolean,"firing": boolean,"id": string,"kind": Database["public"]['Enums']["workflow_alert_kind"],"last_fired_at": string | null,"min_runs": number,"name": string,"threshold": number | null,"updated_at": string,"webhook_subscription_id": string | null,"window_minutes": number,"workflow_id": string | null,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "channel": Database["public"]['Enums']["workflow_alert_channel"],"cooldown_minutes"?: number,"created_at"?: string,"created_by"?: string | null,"email_to"?: (string)[],"enabled"?: boolean,"firing"?: boolean,"id"?: string,"kind": Database["public"]['Enums']["workflow_alert_kind"],"last_fired_at"?: string | null,"min_runs"?: number,"name": string,"threshold"?: number | null,"updated_at"?: string,"webhook_subscription_id"?: string | null,"window_minutes"?: number,"workflow_id"?: string | null,"workspace_id": string
+                  }
+                  Update: {
+                    "channel"?: Database["public"]['Enums']["workflow_alert_channel"],"cooldown_minutes"?: number,"created_at"?: string,"created_by"?: string | null,"email_to"?: (string)[],"enabled"?: boolean,"firing"?: boolean,"id"?: string,"kind"?: Database["public"]['Enums']["workflow_alert_kind"],"last_fired_at"?: string | null,"min_runs"?: number,"name"?: string,"threshold"?: number | null,"updated_at"?: string,"webhook_subscription_id"?: string | null,"window_minutes"?: number,"workflow_id"?: string | null,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_alert_rules_webhook_subscription_id_fkey"
+      columns: ["webhook_subscription_id"]
+isOneToOne: false
+      referencedRelation: "webhook_subscriptions"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "workflow_alert_rules_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "workflow_alert_rules_workspace_id_workflow_id_fkey"
+      columns: ["workspace_id","workflow_id"]
+isOneToOne: false
+      referencedRelation: "workflows"
+      referencedColumns: ["workspace_id","id"]
+    }
+                  ]
                 },"workflow_deployments": {
                   Row: {
                     "activated_at": string | null,"created_at": string,"created_by": string | null,"id": string,"is_active": boolean,"note": string | null,"state": NonNullable<Json>,"version": number,"workflow_id": string,"workspace_id": string
@@ -1001,6 +1053,9 @@ isOneToOne: false
 "chat_verify_code":
 { Args: { "p_client": string,"p_code": string,"p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
                            },
+"claim_alert_deliveries":
+{ Args: { "p_batch_size"?: number,"p_visibility_timeout"?: number }; Returns: Json
+                           },
 "claim_webhook_deliveries":
 { Args: { "p_batch_size"?: number,"p_visibility_timeout"?: number }; Returns: Json
                            },
@@ -1134,6 +1189,9 @@ isOneToOne: false
                            },
 "proposal_document":
 { Args: { "p_proposal_id": string }; Returns: Json
+                           },
+"record_alert_deliveries":
+{ Args: { "p_results": Json }; Returns: number
                            },
 "record_chat_turn":
 { Args: { "p_answer": string,"p_chat_id": string,"p_conversation_id": string,"p_execution_id": string,"p_message": string,"p_subject": string }; Returns: undefined
@@ -1299,7 +1357,7 @@ isOneToOne: false
                            }
           }
           Enums: {
-            "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","webhook_attempt_outcome": "delivered"|"retry"|"failed"|"interrupted","webhook_delivery_status": "pending"|"delivered"|"failed","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
+            "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","webhook_attempt_outcome": "delivered"|"retry"|"failed"|"interrupted","webhook_delivery_status": "pending"|"delivered"|"failed","workflow_alert_channel": "email"|"webhook","workflow_alert_delivery": "pending"|"sent"|"failed","workflow_alert_kind": "consecutive_failures"|"failure_rate"|"p95_duration"|"cost_per_run"|"no_runs","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
           }
           CompositeTypes: {
             "created_api_key": {
@@ -1417,7 +1475,7 @@ export type CompositeTypes<
 export const Constants = {
   "public": {
           Enums: {
-            "app_role": ["super_admin", "admin", "technician"],"chat_auth_type": ["public", "password", "email"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"webhook_attempt_outcome": ["delivered", "retry", "failed", "interrupted"],"webhook_delivery_status": ["pending", "delivered", "failed"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_schedule_status": ["active", "paused"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
+            "app_role": ["super_admin", "admin", "technician"],"chat_auth_type": ["public", "password", "email"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"webhook_attempt_outcome": ["delivered", "retry", "failed", "interrupted"],"webhook_delivery_status": ["pending", "delivered", "failed"],"workflow_alert_channel": ["email", "webhook"],"workflow_alert_delivery": ["pending", "sent", "failed"],"workflow_alert_kind": ["consecutive_failures", "failure_rate", "p95_duration", "cost_per_run", "no_runs"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_schedule_status": ["active", "paused"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
           }
         }
 } as const

@@ -13,6 +13,7 @@ import type { ServiceRpc } from "../../db/service-rpc.ts";
 import { escapeHtml } from "../../http/html.ts";
 import { tokenLink } from "../../http/token-link.ts";
 import type { PortalEmail, SendResult } from "../../portal/mailer.ts";
+import { workflowEmailSender } from "../workflow-email.ts";
 
 /** The queue this worker drains. */
 export const APPROVAL_MAIL_QUEUE = "workflow_approval_mail";
@@ -24,8 +25,6 @@ export const approvalMailRequestSchema = z.object({
   visibility_timeout: z.number().int().min(1).max(43_200),
 });
 
-/** The sender when WORKFLOW_EMAIL_FROM is unset (use a domain verified in Resend in production). */
-export const DEFAULT_APPROVAL_FROM = "Orbita Workflows <workflows@orbita.local>";
 
 const claimedMail = z.array(z.object({
   messageId: z.number().int(),
@@ -51,7 +50,7 @@ export function approvalEmail(mail: ClaimedMail, to: string, link: string): Port
   const until = new Date(mail.expiresAt).toUTCString();
   const note = reminder ? "This e-mail's link replaces the one sent earlier." : "The link works once, for you alone.";
   return {
-    from: readEnv("WORKFLOW_EMAIL_FROM") || DEFAULT_APPROVAL_FROM,
+    from: workflowEmailSender(),
     to: [to],
     subject,
     text: `${mail.message}\n\nApprove or reject before ${until}:\n${link}\n\n${note}`,

@@ -32,16 +32,24 @@ export function eventBody(delivery: ClaimedDelivery, timestamp: number): Uint8Ar
   return new TextEncoder().encode(JSON.stringify({ id: delivery.deliveryId, type: EVENT_TYPE, timestamp, data: delivery.data, links: delivery.links }));
 }
 
+/** What the headers of a signed event name: its delivery id, the secret that signs it, and its type (a completed run's by default). */
+export interface SignedEvent {
+  deliveryId: string;
+  secret: string | null;
+  type?: string;
+}
+
 /**
  * The headers of an attempt (spec, Events; decisions item 7): the event, the attempt's timestamp,
  * the delivery id twice (service-delivery-id and Idempotency-Key, the same on every attempt), and
- * the signature over `body` when the subscription has a secret.
+ * the signature over `body` when the subscription has a secret. Alerts are sent with the same
+ * headers, under their own type.
  */
-export async function eventHeaders(delivery: ClaimedDelivery, timestamp: number, body: Uint8Array): Promise<Record<string, string>> {
+export async function eventHeaders(delivery: SignedEvent, timestamp: number, body: Uint8Array): Promise<Record<string, string>> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": "orbita-webhooks/1",
-    "service-event": EVENT_TYPE,
+    "service-event": delivery.type ?? EVENT_TYPE,
     "service-timestamp": String(timestamp),
     "service-delivery-id": delivery.deliveryId,
     "idempotency-key": delivery.deliveryId,
