@@ -149,7 +149,8 @@ comment on function public.workflow_run_cancel(text, uuid, uuid, text) is 'POST 
  * (the workspace, or the workflow's; one workflow; `p_status` queued, running or paused, else all
  * three; one trigger; admitted from/to, inclusive), the oldest first, at most `p_limit` (1 to 1,000)
  * a call, each through cancel_run with the same who and `p_reason`. Runs already asked to stop are
- * not counted again. Rows locked by a finish in flight are skipped (they are ending anyway).
+ * not counted again. A run whose row a worker holds this moment (a checkpoint, a finish) is waited
+ * for, as one cancel waits; one that ends meanwhile is not counted.
  *
  * Answers {status: 200, body: {data: {cancelled, runIds, hasMore}}, rateLimit}: `hasMore` says
  * matching runs remain (call again). Refusals as for one run: 401, 429, 404 for a workspace or
@@ -225,7 +226,7 @@ begin
       and (p_end_date is null or e.created_at <= p_end_date)
     order by e.created_at, e.id
     limit p_limit + 1
-    for update skip locked
+    for update
   loop
     if cardinality(v_ids) = p_limit then
       v_more := true;
