@@ -180,7 +180,7 @@ declare
   v_access text;
   v_by jsonb;
   v_run public.workflow_executions;
-  v_ids uuid[] := '{}';
+  v_ids uuid[] := '{}'::uuid[];
   v_more boolean := false;
 begin
   if (p_workspace_id is null and p_workflow_id is null) or p_limit is null or p_limit not between 1 and 1000
