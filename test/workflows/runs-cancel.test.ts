@@ -19,7 +19,7 @@ import { env } from "../helpers/env.ts";
 import { specViolations } from "../gamification/openapi.ts";
 import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 import { runState, startCounterServer, type CounterServer } from "./durable-helpers.ts";
-import { type Answer, apiKey, call, deployedWorkflow, eventually, execute, expectDocumented, sql } from "./execute-api.ts";
+import { type Answer, apiKey, call, deployedWorkflow, eventually, execute, expectDocumented, sql, sseFrames } from "./execute-api.ts";
 import { createWorkspace, type TestWorkspace } from "./factories.ts";
 import { liftLimits } from "./logs-helpers.ts";
 import { subscribe } from "./webhooks-helpers.ts";
@@ -109,7 +109,8 @@ describe("cancelling a running run reaches its spinning Function at once", () =>
     expect(end.status).toBe("cancelled");
     // The test stack's sync limit is 8 s and the sync heartbeat 10 s: either would take far longer.
     expect(end.afterMs).toBeLessThan(3_000);
-    await eventually("the request to be answered", async () => answered, (value) => value !== null, 5_000);
+    const request = await eventually("the request to be answered", async () => answered, (value) => value !== null, 5_000);
+    expect([request?.status, request?.body]).toMatchObject([500, { success: false, executionId: runId, code: "EXECUTION_FAILED", errorCode: "CANCELLED" }]);
     expect((await getRun(keys.viewer, runId)).status).toBe("cancelled");
   });
 
@@ -125,6 +126,9 @@ describe("cancelling a running run reaches its spinning Function at once", () =>
     expect([end.status, end.afterMs < 3_000]).toEqual(["cancelled", true]);
     const stream = await eventually("the stream to end", async () => answered, (value) => value !== null, 5_000);
     expect(stream?.status).toBe(200);
+    // A cancelled stream ends without a `done` event.
+    expect(sseFrames(stream?.text ?? "").at(-1)).toBe("[DONE]");
+    expect(sseFrames(stream?.text ?? "").some((frame) => (frame as { event?: string }).event === "done")).toBe(false);
   });
 
   it("an async run: its worker stops it at once, records who and why, and its completion webhook says cancelled", async () => {
