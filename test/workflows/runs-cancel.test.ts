@@ -1,6 +1,6 @@
 /**
  * Cancelling runs through the runs API, over the gateway with real keys (docs/workflow-runs.md,
- * "Cancelling runs"): a sync, a streamed and an async run whose Function spins are stopped at once
+ * "Cancelling runs"): a sync, a streamed, a manual and an async run whose Function spins are stopped at once
  * (well before the test stack's 8 s sync time limit and the 10 s / 40 s heartbeats that were the
  * only way before), a queued and a parked run end in the call and free what they held, a second
  * cancel answers the run's state, who and why show on the run, another workspace's run is 404 and a
@@ -131,6 +131,19 @@ describe("cancelling a running run reaches its spinning Function at once", () =>
     expect(sseFrames(stream?.text ?? "").some((frame) => (frame as { event?: string }).event === "done")).toBe(false);
   });
 
+  it("a manual run (the dashboard's, signed in): stopped at once too, though it holds no renewed lease", async () => {
+    let answered: Answer | null = null;
+    await spinning(async () => {
+      answered = await call("POST", `/api/workflows/${spinner}/run`, { headers: { Authorization: `Bearer ${workspace.members.editor.accessToken}` }, body: {} });
+    });
+    const [{ id: runId }] = await sql<{ id: string }[]>`select id from public.workflow_executions where workflow_id = ${spinner} and status = 'running' and trigger = 'manual'`;
+    const sent = performance.now();
+    expect((await cancel(keys.editor, `/api/v2/runs/${runId}/cancel`)).status).toBe(200);
+    const end = await ended(runId, sent);
+    expect([end.status, end.afterMs < 3_000]).toEqual(["cancelled", true]);
+    await eventually("the request to be answered", async () => answered, (value) => value !== null, 5_000);
+  });
+
   it("an async run: its worker stops it at once, records who and why, and its completion webhook says cancelled", async () => {
     let runId = "";
     await spinning(async () => {
@@ -236,7 +249,8 @@ describe("bulk cancel", () => {
     expect([first.status, first.body.data]).toEqual([200, { cancelled: 2, runIds: ordered.slice(0, 2), hasMore: true }]);
     const rest = await cancel(keys.workspace, "/api/v2/runs/cancel", { workspaceId: workspace.id, workflowId: waiter, trigger: "api" });
     expect(rest.body.data).toEqual({ cancelled: 1, runIds: ordered.slice(2), hasMore: false });
-    for (const runId of ordered) expect((await getRun(keys.editor, runId)).status).toBe("cancelled");
+    // A run a worker had already taken (sleeping in its Wait until it parks) is signalled and stops moments later.
+    for (const runId of ordered) await eventually("the run to be cancelled", () => getRun(keys.editor, runId), (run) => run.status === "cancelled", 5_000);
     expect((await getRun(keys.editor, ordered[0])).cancellation).toMatchObject({ reason: "Clearing the backlog" });
   });
 });

@@ -26,6 +26,11 @@ export interface LeaseServices {
   cancelSignals: CancelSignals;
 }
 
+/** Why a cancelled run stops: the executor records the run `cancelled` for it. */
+function cancellation(): WorkflowError {
+  return new WorkflowError("CANCELLED", "the run was cancelled");
+}
+
 /**
  * Renews `run`'s lease every third of `leaseSeconds` until the returned function is called; aborts
  * `controller` when the database says to stop: the run ended or another attempt took it over (then
@@ -34,7 +39,7 @@ export interface LeaseServices {
 export function keepAlive(
   services: LeaseServices, run: Pick<RunPayload, "executionId" | "attempt">, leaseSeconds: number, controller: AbortController, onLost: (beat: Heartbeat) => void,
 ): () => void {
-  const cancelled = () => controller.abort(new WorkflowError("CANCELLED", "the run was cancelled"));
+  const cancelled = () => controller.abort(cancellation());
   const unwatch = services.cancelSignals.watch(run.executionId, cancelled);
   const timer = setInterval(async () => {
     try {
@@ -78,4 +83,15 @@ export function holdSyncLease(services: LeaseServices, run: Pick<RunPayload, "ex
   // A run cancelled while its lease ran out is recorded cancelled, which is what the stopped run says too.
   const release = keepAlive(services, run, SYNC_LEASE_SECONDS, controller, (beat) => void (lost = beat.runStatus === "failed"));
   return { signal: controller.signal, get lost() { return lost; }, release };
+}
+
+/**
+ * A run that holds no renewed lease (manual and chat runs, whose lease is their time limit): it
+ * stops when its cancellation is signalled (`signal` aborts); the sweeper ends it otherwise.
+ * Shaped as a SyncLease that is never lost, so the streamed path takes either.
+ */
+export function watchCancellation(signals: CancelSignals, executionId: string): SyncLease {
+  const controller = new AbortController();
+  const release = signals.watch(executionId, () => controller.abort(cancellation()));
+  return { signal: controller.signal, lost: false, release };
 }
