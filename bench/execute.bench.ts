@@ -6,7 +6,8 @@
  *   answering without the database (an execute whose id is no UUID: 404 before any SQL);
  * - a 40-block chain end to end (goal p50 ≤ 40 ms), no-op blocks and Function blocks;
  * - the first SSE frame of a streamed one-block run (goal p95 ≤ 50 ms);
- * - async: admitted (202) → completed, as the worker records it.
+ * - async: admitted (202) → completed, as the worker records it (goal p50 ≤ 60 ms, p95 ≤ 150 ms:
+ *   the queue's NOTIFY wakes the worker at commit), beside a whole sync one-block run.
  *
  * The runs are the seeded builder's, on an Enterprise account with a 10-million-a-minute override,
  * so neither the rate limit nor the usage limit is what stops them.
@@ -135,8 +136,14 @@ export async function run(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
-    report({ bench: "execute", metric: "async run, admitted (202) → completed, p50", scale: "1 in flight", value: percentile(ascending(queuedToCompleted), 0.5), unit: "ms", higherIsBetter: false });
-    console.log(`  ${verdict(null)} async, admitted (202) → completed by the worker, one at a time: p50 ${percentile(ascending(queuedToCompleted), 0.5).toFixed(0)} ms, p95 ${percentile(ascending(queuedToCompleted), 0.95).toFixed(0)} ms (the local poller looks every 200 ms–1 s)`);
+    const asyncP50 = percentile(ascending(queuedToCompleted), 0.5);
+    const asyncP95 = percentile(ascending(queuedToCompleted), 0.95);
+    const asyncMet = asyncP50 <= 60 && asyncP95 <= 150;
+    report({
+      bench: "execute", metric: "async run, admitted (202) → completed, p50", scale: "1 in flight", value: asyncP50, unit: "ms", higherIsBetter: false,
+      baseline: { name: "whole sync one-block run, p50", value: oneBlockSequential.p50 }, goal: { text: "p50 ≤ 60 ms and p95 ≤ 150 ms", met: asyncMet },
+    });
+    console.log(`  ${verdict(asyncMet)} async, admitted (202) → completed by the worker, one at a time (goal p50 ≤ 60 ms, p95 ≤ 150 ms): p50 ${asyncP50.toFixed(0)} ms, p95 ${asyncP95.toFixed(0)} ms; a whole sync one-block run p50 ${oneBlockSequential.p50.toFixed(1)} ms (${(asyncP50 / oneBlockSequential.p50).toFixed(1)}×)`);
   } finally {
     await sql.end();
   }

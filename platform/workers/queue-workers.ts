@@ -6,11 +6,19 @@ import { createLogger } from "../log/logger.ts";
  * The local stand-in for "pg_cron + pg_net invoke the queue worker function" (see migration
  * 20261121000100_platform-queue-workers.sql): one cheap query per tick asks which registered
  * queues have a visible message, and each such queue's worker function is POSTed through the
- * gateway with the service_role key, exactly as the hosted cron job would call it. Polling runs
- * every 200 ms after work was seen and slows to once a second when idle, so a message is handled
- * within about a second of becoming visible.
+ * gateway with the service_role key, exactly as the hosted cron job would call it. A message sent
+ * visible at once wakes the loop through the queue table's NOTIFY (`platform_queue_work`), so an
+ * async run starts as soon as it is admitted; polling runs every 200 ms after work was seen and
+ * slows to once a second when idle, so anything a notification does not announce (a delayed
+ * message, a retry, a parked run's due time, a notification lost while the listener reconnected)
+ * is handled within about a second of becoming visible.
  */
 
+/** The channel `platform.wake_queue_worker()` notifies, with the queue name as payload. */
+const WAKE_CHANNEL = "platform_queue_work";
+/** A channel quiet this long is probed; a probe not heard back within PROBE_ANSWER_MS means re-subscribe. */
+const PROBE_AFTER_QUIET_MS = 30_000;
+const PROBE_ANSWER_MS = 5_000;
 const FAST_POLL_MS = 200;
 const IDLE_POLL_MS = 1_000;
 /** A failing worker (boot error, 5xx, not deployed) is retried after 1 s, doubling up to 30 s. */
@@ -44,10 +52,21 @@ export function startQueueWorkers(config: StackConfig): QueueWorkers {
   const abort = new AbortController();
   let stopped = false;
   let wake: (() => void) | null = null;
+  // A wake-up that arrives while a tick is querying may announce a message that query did not see
+  // (it committed just after): the next sleep then ends at once instead of the wake-up being lost.
+  let wokenDuringTick = false;
+  let subscription: { unlisten(): Promise<void> } | null = null;
+  let lastHeardAt = Date.now();
+  let probeSentAt: number | null = null;
   let lastPollError = "";
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (wokenDuringTick) {
+        wokenDuringTick = false;
+        resolve();
+        return;
+      }
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
@@ -91,7 +110,43 @@ export function startQueueWorkers(config: StackConfig): QueueWorkers {
     log.warn("queue worker invocation failed", { queue: worker.queue_name, function: worker.function_name, error: problem, retryInMs: delay });
   }
 
+  /** Ends the loop's sleep now, or the next one at once when a tick is running. */
+  function nudge(): void {
+    if (wake) wake();
+    else wokenDuringTick = true;
+  }
+
+  function onWake(): void {
+    lastHeardAt = Date.now();
+    nudge();
+  }
+
+  /**
+   * Keeps the LISTEN alive. postgres.js re-subscribes after a lost connection, but gives up
+   * silently when the database is still down then; so a quiet channel is probed now and then with
+   * a notification of our own, and one that does not come back is subscribed again.
+   */
+  async function keepListening(): Promise<void> {
+    const now = Date.now();
+    if (subscription && probeSentAt !== null && lastHeardAt < probeSentAt && now - probeSentAt > PROBE_ANSWER_MS) {
+      const stale = subscription;
+      subscription = null;
+      await stale.unlisten().catch(() => {});
+    }
+    if (!subscription) {
+      subscription = await sql.listen(WAKE_CHANNEL, onWake);
+      lastHeardAt = now;
+      probeSentAt = null;
+      return;
+    }
+    if (now - lastHeardAt > PROBE_AFTER_QUIET_MS && (probeSentAt === null || probeSentAt < lastHeardAt)) {
+      probeSentAt = now;
+      await sql`select pg_notify(${WAKE_CHANNEL}, '')`;
+    }
+  }
+
   async function tick(): Promise<boolean> {
+    await keepListening();
     const rows = await sql<QueueWorkerRow[]>`
       select queue_name, function_name, batch_size, visibility_timeout
       from platform.queue_workers_with_work()
@@ -105,7 +160,7 @@ export function startQueueWorkers(config: StackConfig): QueueWorkers {
       const run = invoke(worker).finally(() => {
         inFlight.delete(worker.queue_name);
         // Whatever is left in the queue is looked at right away.
-        wake?.();
+        nudge();
       });
       inFlight.set(worker.queue_name, run);
     }

@@ -12,8 +12,10 @@
 --   values ('webhook_deliveries', 'deliver-webhooks', 20, 60);
 --
 -- Who invokes the worker function:
--- * Local platform (`npm start`, `npm test`): platform/workers/queue-workers.ts polls
---   platform.queue_workers_with_work() every 200 ms (backing off to 1 s when idle) and POSTs to
+-- * Both: a message sent visible at once wakes its worker at commit (see "Waking a worker" below);
+--   the polling that follows is the safety net for everything else.
+-- * Local platform (`npm start`, `npm test`): platform/workers/queue-workers.ts LISTENs for those
+--   wake-ups and polls platform.queue_workers_with_work() every 200 ms (backing off to 1 s when idle) and POSTs to
 --   /functions/v1/<function_name> through the gateway with the service_role key, at most one
 --   invocation per queue at a time. Messages are picked up within about a second of becoming
 --   visible, which is what second-level delays (webhook retries at 5 s) need.
@@ -99,6 +101,77 @@ comment on function platform.queue_workers_with_work() is
 
 revoke all on function platform.queue_workers_with_work() from public;
 grant execute on function platform.queue_workers_with_work() to postgres, service_role;
+
+-- Waking a worker as work arrives ------------------------------------------------------------------
+-- Polling alone makes every async run wait for the next poll (up to a second locally, a minute on
+-- hosted Supabase). So a registered queue's table carries a statement trigger: when a statement
+-- inserts a message that is visible at once, it NOTIFYs `platform_queue_work` with the queue name
+-- (delivered at commit, so the listener finds the message) and, where pg_net is installed, POSTs
+-- the worker function then (pg_net sends after commit too). The poller and the cron job stay as
+-- the safety net: a lost notification, a message that becomes visible later (a delay, a retry, a
+-- parked run's due time) or a worker that was busy is still found by them.
+
+/**
+ * Statement trigger on pgmq.q_<queue>: wakes the queue's worker when the statement inserted a
+ * message visible now. One notification and at most one invocation per statement, however many
+ * rows it inserted (NOTIFY also folds equal payloads within a transaction).
+ */
+create function platform.wake_queue_worker()
+returns trigger
+language plpgsql
+volatile
+security definer
+set search_path = ''
+as $$
+declare
+  v_queue_name text := pg_catalog.substr(tg_table_name, 3);
+begin
+  if not exists (select 1 from new_messages m where m.vt <= pg_catalog.clock_timestamp()) then
+    return null;
+  end if;
+  perform pg_catalog.pg_notify('platform_queue_work', v_queue_name);
+  -- Hosted only (defined below where pg_net exists); dynamic so nothing here names it locally.
+  if pg_catalog.to_regprocedure('platform.invoke_queue_worker(text)') is not null then
+    execute 'select platform.invoke_queue_worker($1)' using v_queue_name;
+  end if;
+  return null;
+end;
+$$;
+comment on function platform.wake_queue_worker() is
+  'Statement trigger on a registered queue''s table: NOTIFY platform_queue_work (and, hosted, a pg_net invocation) when a message visible now was inserted.';
+revoke all on function platform.wake_queue_worker() from public;
+
+/**
+ * Registering a worker attaches the wake trigger to its queue's table. A queue created after its
+ * worker was registered is drained by polling only until the worker's row is written again.
+ */
+create function platform.attach_queue_wake_trigger()
+returns trigger
+language plpgsql
+volatile
+security definer
+set search_path = ''
+as $$
+begin
+  if pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', 'q_' || new.queue_name)) is null then
+    raise notice 'queue % does not exist yet: its worker is woken by polling only', new.queue_name;
+    return null;
+  end if;
+  execute pg_catalog.format(
+    'create or replace trigger wake_queue_worker after insert on pgmq.%I referencing new table as new_messages '
+    'for each statement execute function platform.wake_queue_worker()',
+    'q_' || new.queue_name
+  );
+  return null;
+end;
+$$;
+comment on function platform.attach_queue_wake_trigger() is
+  'Trigger on platform.queue_workers: attaches platform.wake_queue_worker to the registered queue''s table.';
+revoke all on function platform.attach_queue_wake_trigger() from public;
+
+create trigger queue_workers_attach_wake_trigger
+  after insert or update of queue_name on platform.queue_workers
+  for each row execute function platform.attach_queue_wake_trigger();
 
 -- Hosted Supabase only: cron + pg_net invocation. Created through dynamic SQL so nothing here
 -- refers to net.* or vault.* where those schemas do not exist.

@@ -26,10 +26,15 @@ create table public.webhook_subscriptions (
   level_filter public.workflow_log_level[] not null default '{info,error}',
   trigger_filter public.workflow_trigger[] not null default '{api,webhook,schedule,manual,chat}',
   active boolean not null default true,
+  disable_after_dead_deliveries integer not null default 10,
+  consecutive_dead_deliveries integer not null default 0,
+  disabled_at timestamptz,
+  disabled_reason text,
   created_by uuid default auth.uid() references auth.users (id) on delete set null,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
-  foreign key (workspace_id, workflow_id) references public.workflows (workspace_id, id) on delete cascade
+  foreign key (workspace_id, workflow_id) references public.workflows (workspace_id, id) on delete cascade,
+  constraint webhook_subscriptions_disable_after_range check (disable_after_dead_deliveries between 1 and 1000)
 );
 comment on table public.webhook_subscriptions is 'Where a workflow''s completed executions are announced (workflow.execution.completed). Members read, editors write; the secret is write-only.';
 comment on column public.webhook_subscriptions.workspace_id is 'The workflow''s workspace, filled in from the workflow (row-level security reads it).';
@@ -43,7 +48,11 @@ comment on column public.webhook_subscriptions.include_rate_limits is 'Add data.
 comment on column public.webhook_subscriptions.include_usage_data is 'Add data.usage: the paying account''s usage of the period when the delivery is made.';
 comment on column public.webhook_subscriptions.level_filter is 'Levels announced (info, error).';
 comment on column public.webhook_subscriptions.trigger_filter is 'Triggers announced (api, webhook, schedule, manual, chat).';
-comment on column public.webhook_subscriptions.active is 'Deliveries are made only while active; pending ones fail when it is switched off.';
+comment on column public.webhook_subscriptions.active is 'Deliveries are made only while active; pending ones fail when it is switched off. Switched off by the service after disable_after_dead_deliveries dead deliveries in a row; setting it true again clears the count and the reason.';
+comment on column public.webhook_subscriptions.disable_after_dead_deliveries is 'How many dead deliveries in a row (each failed for good) switch the subscription off: 1 to 1000, default 10.';
+comment on column public.webhook_subscriptions.consecutive_dead_deliveries is 'Dead deliveries since the last one that arrived. Read-only.';
+comment on column public.webhook_subscriptions.disabled_at is 'When the service switched it off for its dead deliveries (null otherwise). Read-only.';
+comment on column public.webhook_subscriptions.disabled_reason is 'Why the service switched it off: the count and the last dead delivery''s error. Read-only.';
 comment on column public.webhook_subscriptions.created_by is 'Who created it.';
 comment on column public.webhook_subscriptions.created_at is 'When it was created.';
 comment on column public.webhook_subscriptions.updated_at is 'When it last changed.';
@@ -65,7 +74,9 @@ comment on column workflows_private.webhook_secrets.secret_encrypted is 'pgp_sym
  * Trigger, before a subscription is written: takes its workspace from the workflow (refusing a
  * workflow the writer may not edit, whether or not it exists, with 42501), checks the URL's form,
  * and moves a secret given in `secret` into webhook_secrets (encrypted; an empty string removes it),
- * so the row never holds it and `has_secret` says whether one is set.
+ * so the row never holds it and `has_secret` says whether one is set. Keeps the dead-delivery
+ * record (count, when and why switched off) as the service wrote it, and clears it when a writer
+ * switches the subscription back on.
  */
 create function workflows_private.prepare_webhook_subscription()
 returns trigger
@@ -103,6 +114,18 @@ begin
     new.has_secret := true;
   end if;
   new.secret := null;
+
+  -- The dead-delivery record is the delivery functions' to write, never an API user's; switching
+  -- the subscription back on starts it afresh.
+  if tg_op = 'UPDATE' and new.active and not old.active then
+    new.consecutive_dead_deliveries := 0;
+    new.disabled_at := null;
+    new.disabled_reason := null;
+  elsif (select auth.role()) in ('authenticated', 'anon') then
+    new.consecutive_dead_deliveries := case when tg_op = 'INSERT' then 0 else old.consecutive_dead_deliveries end;
+    new.disabled_at := case when tg_op = 'INSERT' then null else old.disabled_at end;
+    new.disabled_reason := case when tg_op = 'INSERT' then null else old.disabled_reason end;
+  end if;
   if tg_op = 'UPDATE' then
     new.updated_at := now();
   end if;

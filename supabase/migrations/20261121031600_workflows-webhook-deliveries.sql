@@ -22,7 +22,7 @@
 -- Members of the workspace read deliveries and attempts; only these functions write them.
 
 create type public.webhook_delivery_status as enum ('pending', 'delivered', 'failed');
-comment on type public.webhook_delivery_status is 'pending (an attempt is due or under way), delivered (a 2xx answer), failed (a final refusal, or every retry used).';
+comment on type public.webhook_delivery_status is 'pending (an attempt is due or under way), delivered (a 2xx answer), failed (a dead letter: a final refusal, or every retry used; kept until redelivered).';
 create type public.webhook_attempt_outcome as enum ('delivered', 'retry', 'failed', 'interrupted');
 comment on type public.webhook_attempt_outcome is 'What an attempt led to: delivered, a retry, the final failure, or nothing known (its worker stopped mid-attempt; the delivery was sent again).';
 
@@ -41,7 +41,9 @@ create table public.webhook_deliveries (
   last_attempt_at timestamptz,
   last_status_code integer,
   last_error text,
+  last_response_excerpt text,
   delivered_at timestamptz,
+  failed_at timestamptz,
   message_id bigint,
   created_at timestamptz not null default now(),
   unique (subscription_id, execution_id)
@@ -61,13 +63,16 @@ comment on column public.webhook_deliveries.attempt_started_at is 'When the atte
 comment on column public.webhook_deliveries.last_attempt_at is 'When the latest attempt started.';
 comment on column public.webhook_deliveries.last_status_code is 'The HTTP status of the latest answer (null: no answer).';
 comment on column public.webhook_deliveries.last_error is 'Why the latest attempt did not deliver.';
+comment on column public.webhook_deliveries.last_response_excerpt is 'The start of the latest answer''s body when it was not 2xx (at most 512 characters, control characters removed): what the receiver said.';
 comment on column public.webhook_deliveries.delivered_at is 'When a 2xx answer was recorded.';
+comment on column public.webhook_deliveries.failed_at is 'When it failed for good (a dead letter: every retry used, or a final refusal); cleared by a redelivery.';
 comment on column public.webhook_deliveries.message_id is 'The pgmq message (queue webhook_deliveries) that carries its next attempt.';
 comment on column public.webhook_deliveries.created_at is 'When the execution ended and the delivery was queued.';
 
 create index webhook_deliveries_execution_id_idx on public.webhook_deliveries (execution_id);
 create index webhook_deliveries_workspace_created_idx on public.webhook_deliveries (workspace_id, created_at desc);
 create index webhook_deliveries_failed_idx on public.webhook_deliveries (subscription_id, created_at) where status = 'failed';
+create index webhook_deliveries_dead_letters_idx on public.webhook_deliveries (workspace_id, failed_at desc) where status = 'failed';
 
 create table public.webhook_delivery_attempts (
   id bigint generated always as identity primary key,
@@ -78,6 +83,7 @@ create table public.webhook_delivery_attempts (
   duration_ms integer,
   status_code integer,
   error text,
+  response_excerpt text,
   outcome public.webhook_attempt_outcome not null,
   next_attempt_at timestamptz,
   unique (delivery_id, attempt)
@@ -90,6 +96,7 @@ comment on column public.webhook_delivery_attempts.started_at is 'When the reque
 comment on column public.webhook_delivery_attempts.duration_ms is 'Until the answer''s status arrived, or the failure.';
 comment on column public.webhook_delivery_attempts.status_code is 'The HTTP status answered (null: none, see error).';
 comment on column public.webhook_delivery_attempts.error is 'Why it did not deliver: the status, a timeout, a connection failure, a refused address.';
+comment on column public.webhook_delivery_attempts.response_excerpt is 'The start of a non-2xx answer''s body (at most 512 characters, control characters removed); null for 2xx or no answer.';
 comment on column public.webhook_delivery_attempts.outcome is 'delivered, retry, failed or interrupted.';
 comment on column public.webhook_delivery_attempts.next_attempt_at is 'When the retry it led to was due.';
 comment on column public.webhook_delivery_attempts.id is 'Row id.';
@@ -253,7 +260,7 @@ begin
   -- Rare: another call holds the delivery right now.
   perform pgmq.set_vt('webhook_deliveries', b, 1) from unnest(v_busy) b;
   if v_switched_off <> '{}' then
-    update public.webhook_deliveries d set status = 'failed', next_attempt_at = null, attempt_started_at = null, message_id = null,
+    update public.webhook_deliveries d set status = 'failed', failed_at = v_now, next_attempt_at = null, attempt_started_at = null, message_id = null,
       last_error = 'The subscription was switched off before this delivery was made'
     where d.id = any(v_switched_off);
   end if;
@@ -304,16 +311,17 @@ comment on function public.claim_webhook_deliveries(integer, integer) is 'The de
 
 /** The attempts a worker reports (record_webhook_attempts' argument) as rows, with when each retry is due. */
 create function workflows_private.attempt_results(p_attempts jsonb, p_now timestamptz)
-returns table (delivery_id uuid, attempt integer, started_at timestamptz, duration_ms integer, status_code integer, error text, outcome text,
-  next_attempt_at timestamptz, retry_in_ms integer)
+returns table (delivery_id uuid, attempt integer, started_at timestamptz, duration_ms integer, status_code integer, error text,
+  response_excerpt text, outcome text, next_attempt_at timestamptz, retry_in_ms integer)
 language sql
 immutable
 set search_path = ''
 as $$
-  select r."deliveryId", r.attempt, r."startedAt", r."durationMs", r."statusCode", left(r.error, 1000), r.outcome,
+  select r."deliveryId", r.attempt, r."startedAt", r."durationMs", r."statusCode", left(r.error, 1000),
+    nullif(left(regexp_replace(r."responseExcerpt", '[[:cntrl:]]+', ' ', 'g'), 512), ''), r.outcome,
     case when r.outcome = 'retry' then p_now + make_interval(secs => r."retryInMs" / 1000.0) end, r."retryInMs"
   from jsonb_to_recordset(p_attempts) as r ("deliveryId" uuid, attempt integer, "startedAt" timestamptz, "durationMs" integer, "statusCode" integer,
-    error text, outcome text, "retryInMs" integer);
+    error text, "responseExcerpt" text, outcome text, "retryInMs" integer);
 $$;
 comment on function workflows_private.attempt_results(jsonb, timestamptz) is 'A batch of reported delivery attempts as rows.';
 
@@ -323,8 +331,10 @@ comment on function workflows_private.attempt_results(jsonb, timestamptz) is 'A 
  * kept; its delivery becomes delivered or failed, or waits for its retry (a new message, delayed,
  * replaces the old one). The message that carried the attempt is deleted only now, so an attempt
  * whose worker died is made again. An attempt reported after another one took over (its worker was
- * presumed dead) is kept in the history and changes nothing else. Set-based, one statement per
- * step for the whole batch. Returns how many attempts were recorded.
+ * presumed dead) is kept in the history and changes nothing else. A delivery that dies (a dead
+ * letter) extends its subscription's run of dead deliveries and one that arrives ends it; a
+ * subscription whose run reaches its `disable_after_dead_deliveries` is switched off, with the reason.
+ * Set-based, one statement per step for the whole batch. Returns how many attempts were recorded.
  */
 create function public.record_webhook_attempts(p_attempts jsonb)
 returns integer
@@ -336,6 +346,7 @@ declare
   v_now timestamptz := clock_timestamp();
   v_count integer;
   v_done bigint[];
+  v_counted uuid[];
 begin
   if jsonb_typeof(p_attempts) is distinct from 'array' or exists (
     select 1 from jsonb_to_recordset(p_attempts) as r ("deliveryId" uuid, attempt integer, "startedAt" timestamptz, outcome text, "retryInMs" integer)
@@ -349,12 +360,12 @@ begin
   -- Lock the deliveries in id order, so two recording workers cannot deadlock.
   perform 1 from public.webhook_deliveries d where d.id in (select r.delivery_id from workflows_private.attempt_results(p_attempts, v_now) r) order by d.id for update;
 
-  insert into public.webhook_delivery_attempts (delivery_id, workspace_id, attempt, started_at, duration_ms, status_code, error, outcome, next_attempt_at)
-  select r.delivery_id, d.workspace_id, r.attempt, r.started_at, r.duration_ms, r.status_code, r.error, r.outcome::public.webhook_attempt_outcome, r.next_attempt_at
+  insert into public.webhook_delivery_attempts (delivery_id, workspace_id, attempt, started_at, duration_ms, status_code, error, response_excerpt, outcome, next_attempt_at)
+  select r.delivery_id, d.workspace_id, r.attempt, r.started_at, r.duration_ms, r.status_code, r.error, r.response_excerpt, r.outcome::public.webhook_attempt_outcome, r.next_attempt_at
   from workflows_private.attempt_results(p_attempts, v_now) r join public.webhook_deliveries d on d.id = r.delivery_id
   on conflict (delivery_id, attempt) do update set
-    duration_ms = excluded.duration_ms, status_code = excluded.status_code, error = excluded.error, outcome = excluded.outcome,
-    next_attempt_at = excluded.next_attempt_at;
+    duration_ms = excluded.duration_ms, status_code = excluded.status_code, error = excluded.error, response_excerpt = excluded.response_excerpt,
+    outcome = excluded.outcome, next_attempt_at = excluded.next_attempt_at;
   get diagnostics v_count = row_count;
 
   -- Only the attempt under way moves its delivery on; a retry's message replaces the old one.
@@ -370,17 +381,47 @@ begin
       attempt_started_at = null,
       last_status_code = r.status_code,
       last_error = case when r.outcome = 'delivered' then null else r.error end,
+      last_response_excerpt = r.response_excerpt,
       delivered_at = case when r.outcome = 'delivered' then v_now end,
+      failed_at = case when r.outcome = 'failed' then v_now end,
       message_id = case when r.outcome = 'retry' then
         (select m from pgmq.send('webhook_deliveries', jsonb_build_object('deliveryId', d.id), floor(r.retry_in_ms / 1000.0)::integer) m) end
     from current_attempts r
     where d.id = r.delivery_id
-    returning r.old_message
+    returning r.old_message, d.id, d.subscription_id, r.outcome, r.error
+  ),
+  settled as (
+    select m.subscription_id, m.outcome, m.id, m.error from moved m where m.outcome in ('delivered', 'failed')
+  ),
+  counted as (
+    -- A delivery that arrives resets its subscription's run of dead ones; one that dies extends it.
+    update public.webhook_subscriptions s set
+      consecutive_dead_deliveries = case
+        when exists (select 1 from settled x where x.subscription_id = s.id and x.outcome = 'delivered') then 0
+        else s.consecutive_dead_deliveries + (select count(*) from settled x where x.subscription_id = s.id)::integer
+      end
+    where s.id in (select x.subscription_id from settled x)
+    returning s.id
   )
-  select array_agg(old_message) filter (where old_message is not null) into v_done from moved;
+  select array_agg(old_message) filter (where old_message is not null), (select array_agg(c.id) from counted c)
+  into v_done, v_counted from moved;
   if v_done is not null then
     perform pgmq.delete('webhook_deliveries', v_done);
   end if;
+
+  -- A receiver that keeps failing is switched off rather than sent every run for ever: its
+  -- pending deliveries then fail at their next claim, and an editor switches it on again.
+  update public.webhook_subscriptions s set
+    active = false, disabled_at = v_now,
+    disabled_reason = (
+      select format('Switched off after %s dead deliveries in a row; the last (%s) failed: %s',
+        s.consecutive_dead_deliveries, d.id, coalesce(d.last_error, 'no reason recorded'))
+      from public.webhook_deliveries d
+      where d.subscription_id = s.id and d.status = 'failed'
+      order by d.failed_at desc nulls last
+      limit 1
+    )
+  where s.id = any(v_counted) and s.active and s.consecutive_dead_deliveries >= s.disable_after_dead_deliveries;
   return v_count;
 end;
 $$;
@@ -400,7 +441,7 @@ declare
 begin
   update public.webhook_deliveries d set
     status = 'pending', round_attempts = 0, redeliveries = d.redeliveries + 1, next_attempt_at = now(), attempt_started_at = null,
-    delivered_at = null, message_id = (select m from pgmq.send('webhook_deliveries', jsonb_build_object('deliveryId', d.id)) m)
+    delivered_at = null, failed_at = null, message_id = (select m from pgmq.send('webhook_deliveries', jsonb_build_object('deliveryId', d.id)) m)
   where d.id = p_delivery_id
   returning * into v_delivery;
   return v_delivery;
@@ -438,12 +479,13 @@ $$;
 comment on function public.redeliver_webhook(uuid) is 'Sends a finished webhook delivery again with the same id and a fresh retry schedule. Editors.';
 
 /**
- * Redelivers every failed delivery of a subscription (created since `p_since`, when given), as
- * redeliver_webhook does one: for after a receiver was down longer than the retry schedule.
- * Editors of the workspace (or the service role); PT404 for a subscription the caller may not see.
- * Returns how many were queued.
+ * Replays a subscription's dead letters: its failed deliveries of runs that ended from `p_since`
+ * until `p_until` (each bound optional, inclusive), oldest first, at most 1,000 a call (call again
+ * until it answers 0), as redeliver_webhook does one: for after a receiver was down longer than
+ * the retry schedule. Editors of the workspace (or the service role); PT404 for a subscription the
+ * caller may not see; 22023 for a range that ends before it starts. Returns how many were queued.
  */
-create function public.redeliver_failed_webhooks(p_subscription_id uuid, p_since timestamptz default null)
+create function public.redeliver_failed_webhooks(p_subscription_id uuid, p_since timestamptz default null, p_until timestamptz default null)
 returns integer
 language plpgsql
 security definer
@@ -461,10 +503,15 @@ begin
   if (select auth.role()) is distinct from 'service_role' then
     perform workflows_private.require_workspace_role(v_workspace, 'editor', 'redeliver webhooks');
   end if;
+  if p_until < p_since then
+    raise exception 'The range ends (%) before it starts (%)', p_until, p_since using errcode = '22023';
+  end if;
   for v_id in
     select d.id from public.webhook_deliveries d
-    where d.subscription_id = p_subscription_id and d.status = 'failed' and (p_since is null or d.created_at >= p_since)
-    order by d.created_at
+    where d.subscription_id = p_subscription_id and d.status = 'failed'
+      and (p_since is null or d.created_at >= p_since) and (p_until is null or d.created_at <= p_until)
+    order by d.created_at, d.id
+    limit 1000
     for update
   loop
     perform workflows_private.restart_delivery(v_id);
@@ -473,7 +520,7 @@ begin
   return v_count;
 end;
 $$;
-comment on function public.redeliver_failed_webhooks(uuid, timestamptz) is 'Sends every failed delivery of a subscription again (same ids). Editors.';
+comment on function public.redeliver_failed_webhooks(uuid, timestamptz, timestamptz) is 'Replays a subscription''s dead letters in a time range, up to 1,000 a call (same ids). Editors.';
 
 -- Access -------------------------------------------------------------------------------------------
 
@@ -493,7 +540,7 @@ revoke execute on function
   public.claim_webhook_deliveries(integer, integer),
   public.record_webhook_attempts(jsonb),
   public.redeliver_webhook(uuid),
-  public.redeliver_failed_webhooks(uuid, timestamptz),
+  public.redeliver_failed_webhooks(uuid, timestamptz, timestamptz),
   workflows_private.queue_webhook_deliveries(),
   workflows_private.webhook_event_data(public.workflow_executions, public.webhook_subscriptions, timestamptz),
   workflows_private.restart_delivery(uuid),
@@ -505,5 +552,5 @@ grant execute on function
   to service_role;
 grant execute on function
   public.redeliver_webhook(uuid),
-  public.redeliver_failed_webhooks(uuid, timestamptz)
+  public.redeliver_failed_webhooks(uuid, timestamptz, timestamptz)
   to authenticated, service_role;

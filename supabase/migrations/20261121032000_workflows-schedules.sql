@@ -10,9 +10,16 @@
 --   (workflow, block, scheduled time) in public.workflow_schedule_runs, so no occurrence ever runs
 --   twice, even with two tickers, and admits an async run through admit_trigger_run; the
 --   workflow-worker function runs it.
--- - Overlap: an occurrence whose schedule's previous run is still queued or running is skipped
---   (recorded, not run). Misfire: after downtime a schedule fires once, for the first slot it
+-- - Overlap (the block's `overlap`): an occurrence whose schedule's previous run is still queued or
+--   running is skipped (`skip`, the default), waits for it, at most one at a time (`buffer_one`),
+--   runs anyway (`allow_all`), or cancels it through cancel_workflow_run and runs (`cancel_running`);
+--   its record says which. Misfire: after downtime a schedule fires once, for the first slot it
 --   missed, and continues with the first slot after the tick, not once per missed slot.
+-- - Jitter (the block's `jitterSeconds`, 0-3600): each occurrence's run starts at its slot plus a
+--   delay derived from a hash of (workflow, block, slot), so it is stable and anyone can recompute
+--   it; the run's queue message is made visible then, so no worker waits for it.
+-- - How one occurrence is fired under the overlap policy and its jitter, and backfill, are in
+--   …032800_workflows-schedule-overlap.sql (fire_schedule_occurrence, backfill_workflow_schedule).
 -- - A run that ends failed counts towards the schedule's consecutive failures (a completed one
 --   resets them); at `max_consecutive_failures` (the block's `maxConsecutiveFailures`, default 3)
 --   the schedule is paused, saying why, until resume_workflow_schedule or the next deploy.
@@ -37,6 +44,8 @@ create table public.workflow_schedules (
   last_execution_id uuid,
   consecutive_failures integer not null default 0,
   max_consecutive_failures integer not null default 3,
+  overlap text not null default 'skip' check (overlap in ('skip', 'buffer_one', 'allow_all', 'cancel_running')),
+  jitter_seconds integer not null default 0 check (jitter_seconds between 0 and 3600),
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   unique (workflow_id, block_id),
@@ -54,10 +63,12 @@ comment on column public.workflow_schedules.status is 'active, or paused after m
 comment on column public.workflow_schedules.paused_reason is 'Why the schedule was paused, with the last failure.';
 comment on column public.workflow_schedules.paused_at is 'When it was paused.';
 comment on column public.workflow_schedules.next_run_at is 'The next slot it fires at (null while paused).';
-comment on column public.workflow_schedules.last_run_at is 'The slot of the last run it started.';
-comment on column public.workflow_schedules.last_execution_id is 'That run''s execution id.';
+comment on column public.workflow_schedules.last_run_at is 'The latest slot it started a run for (a backfill of earlier slots leaves it).';
+comment on column public.workflow_schedules.last_execution_id is 'The run it started most recently: the previous run the overlap policy looks at.';
 comment on column public.workflow_schedules.consecutive_failures is 'Failed runs in a row (a completed run resets it).';
 comment on column public.workflow_schedules.max_consecutive_failures is 'Failed runs in a row that pause the schedule (the block''s maxConsecutiveFailures, default 3).';
+comment on column public.workflow_schedules.overlap is 'What an occurrence does while the previous run is still queued or running: skip, buffer_one, allow_all or cancel_running (the block''s overlap).';
+comment on column public.workflow_schedules.jitter_seconds is 'The most an occurrence''s start is delayed after its slot (the block''s jitterSeconds, 0-3600).';
 comment on column public.workflow_schedules.created_at is 'When its deployment was activated.';
 comment on column public.workflow_schedules.updated_at is 'Last change (a tick, a run ending, a pause or resume).';
 create index workflow_schedules_due_idx on public.workflow_schedules (next_run_at) where status = 'active';
@@ -73,9 +84,13 @@ create table public.workflow_schedule_runs (
   scheduled_for timestamptz not null,
   workspace_id uuid not null,
   fired_at timestamptz not null,
-  outcome text not null check (outcome in ('started', 'skipped')),
+  outcome text not null check (outcome in ('started', 'skipped', 'buffered')),
   reason text,
   execution_id uuid,
+  source text not null default 'ticker' check (source in ('ticker', 'backfill')),
+  jitter_seconds integer,
+  starts_at timestamptz,
+  cancelled_execution_id uuid,
   primary key (workflow_id, block_id, scheduled_for),
   foreign key (workspace_id, workflow_id) references public.workflows (workspace_id, id) on delete cascade
 );
@@ -84,12 +99,19 @@ comment on column public.workflow_schedule_runs.workflow_id is 'The workflow.';
 comment on column public.workflow_schedule_runs.block_id is 'The schedule block.';
 comment on column public.workflow_schedule_runs.scheduled_for is 'The slot (the run''s <schedule.scheduledFor>).';
 comment on column public.workflow_schedule_runs.workspace_id is 'Its workspace (row-level security reads it).';
-comment on column public.workflow_schedule_runs.fired_at is 'When the ticker took it.';
-comment on column public.workflow_schedule_runs.outcome is 'started (a run was admitted) or skipped (see reason).';
-comment on column public.workflow_schedule_runs.reason is 'Why it was skipped: the previous run still going, or the admission''s refusal (usage limit).';
+comment on column public.workflow_schedule_runs.fired_at is 'When the ticker (or the backfill) took it.';
+comment on column public.workflow_schedule_runs.outcome is 'started (a run was admitted), skipped (see reason) or buffered (waiting for the previous run to end; then started or skipped).';
+comment on column public.workflow_schedule_runs.reason is 'Why it was skipped or buffered (the previous run still going, the admission''s refusal), or what it did first (waited for, or cancelled, the previous run).';
 comment on column public.workflow_schedule_runs.execution_id is 'The run it started.';
+comment on column public.workflow_schedule_runs.source is 'ticker (the slot came due) or backfill (an editor asked for a past range).';
+comment on column public.workflow_schedule_runs.jitter_seconds is 'The delay after the slot its run was given (see workflows_private.schedule_jitter).';
+comment on column public.workflow_schedule_runs.starts_at is 'When its run was due to start: the slot plus the jitter, or later when it waited or was backfilled.';
+comment on column public.workflow_schedule_runs.cancelled_execution_id is 'The previous run it cancelled (overlap cancel_running).';
 create index workflow_schedule_runs_workspace_id_idx on public.workflow_schedule_runs (workspace_id);
 create index workflow_schedule_runs_scheduled_for_idx on public.workflow_schedule_runs (scheduled_for);
+-- buffer_one keeps at most one occurrence waiting per schedule; the index makes that a fact, and
+-- is how a run's end finds the one it releases.
+create unique index workflow_schedule_runs_buffered_idx on public.workflow_schedule_runs (workflow_id, block_id) where outcome = 'buffered';
 
 /**
  * The cron expression a schedule block's config runs on: `cronExpression` (scheduleType cron, the
@@ -144,8 +166,9 @@ comment on function workflows_private.refuse_schedule(text, jsonb, text, text) i
  * Keeps workflow_schedules in step with a workflow's active snapshot: a snapshot becoming active
  * gets a schedule per enabled schedule block (its next run after now; its last run as its earlier
  * occurrences say; active again, failures forgotten, so a redeploy resumes a paused schedule),
- * one becoming inactive loses them. An invalid expression or time zone, or one that never runs,
- * refuses the activation (23514).
+ * one becoming inactive loses them. An invalid expression or time zone, one that never runs, or a
+ * jitter as long as the shortest gap among its next ten runs (jittered runs could then swap
+ * order), refuses the activation (23514).
  */
 create function workflows_private.sync_schedules()
 returns trigger
@@ -161,6 +184,10 @@ declare
   v_next timestamptz;
   v_last public.workflow_schedule_runs;
   v_kept text[] := '{}'::text[];
+  v_jitter integer;
+  v_at timestamptz;
+  v_after timestamptz;
+  v_gap integer;
 begin
   if tg_op = 'UPDATE' and old.is_active and not new.is_active then
     delete from public.workflow_schedules s where s.deployment_id = new.id;
@@ -189,17 +216,34 @@ begin
     if v_next is null then
       perform workflows_private.refuse_schedule(v_block.id, v_block.block, 'cronExpression', format('cronExpression "%s" never runs', v_cron));
     end if;
+    v_jitter := coalesce((v_config ->> 'jitterSeconds')::integer, 0);
+    if v_jitter > 0 then
+      v_gap := null;
+      v_at := v_next;
+      for i in 1..10 loop
+        v_after := workflows_private.cron_next(v_cron, v_timezone, v_at);
+        exit when v_after is null;
+        v_gap := least(v_gap, extract(epoch from v_after - v_at)::integer);
+        v_at := v_after;
+      end loop;
+      if v_jitter >= v_gap then
+        perform workflows_private.refuse_schedule(v_block.id, v_block.block, 'jitterSeconds',
+          format('jitterSeconds %s must be shorter than the %s s between two of its runs', v_jitter, v_gap));
+      end if;
+    end if;
     select * into v_last from public.workflow_schedule_runs r
     where r.workflow_id = new.workflow_id and r.block_id = v_block.id and r.outcome = 'started'
     order by r.scheduled_for desc limit 1;
     insert into public.workflow_schedules as s (workflow_id, workspace_id, deployment_id, block_id, block_name, cron_expression, timezone,
-      next_run_at, last_run_at, last_execution_id, max_consecutive_failures)
+      next_run_at, last_run_at, last_execution_id, max_consecutive_failures, overlap, jitter_seconds)
     values (new.workflow_id, new.workspace_id, new.id, v_block.id, coalesce(v_block.block ->> 'name', v_block.id), v_cron, v_timezone,
-      v_next, v_last.scheduled_for, v_last.execution_id, coalesce((v_config ->> 'maxConsecutiveFailures')::integer, 3))
+      v_next, v_last.scheduled_for, v_last.execution_id, coalesce((v_config ->> 'maxConsecutiveFailures')::integer, 3),
+      coalesce(v_config ->> 'overlap', 'skip'), v_jitter)
     on conflict (workflow_id, block_id) do update set
       deployment_id = excluded.deployment_id, block_name = excluded.block_name, cron_expression = excluded.cron_expression,
       timezone = excluded.timezone, status = 'active', paused_reason = null, paused_at = null, next_run_at = excluded.next_run_at,
-      consecutive_failures = 0, max_consecutive_failures = excluded.max_consecutive_failures;
+      consecutive_failures = 0, max_consecutive_failures = excluded.max_consecutive_failures,
+      overlap = excluded.overlap, jitter_seconds = excluded.jitter_seconds;
     v_kept := v_kept || v_block.id;
   end loop;
   delete from public.workflow_schedules s where s.workflow_id = new.workflow_id and not (s.block_id = any(v_kept));
@@ -214,10 +258,9 @@ create trigger workflow_deployments_sync_schedules
 
 /**
  * The ticker: fires every active schedule whose next run is due at `p_now` (at most `p_limit`
- * of them, oldest first), each once (see the migration's comment for the overlap and misfire
- * rules). Returns one entry per occurrence it handled: {scheduleId, workflowId, blockId,
- * scheduledFor, outcome: started | skipped, executionId?, reason?}. pg_cron calls it every minute;
- * `p_now` lets tests move the clock.
+ * of them, oldest first), each occurrence once (fire_schedule_occurrence; see the migration's
+ * comment for the overlap, jitter and misfire rules). Returns one entry per occurrence it handled.
+ * pg_cron calls it every minute; `p_now` lets tests move the clock.
  */
 create function workflows_private.fire_due_schedules(p_now timestamptz default now(), p_limit integer default 500)
 returns jsonb
@@ -227,11 +270,7 @@ set search_path = ''
 as $$
 declare
   v_schedule public.workflow_schedules;
-  v_next timestamptz;
-  v_answer jsonb;
-  v_outcome text;
-  v_reason text;
-  v_execution uuid;
+  v_entry jsonb;
   v_fired jsonb := '[]'::jsonb;
 begin
   for v_schedule in
@@ -241,52 +280,19 @@ begin
     limit p_limit
     for update skip locked
   loop
-    v_next := workflows_private.cron_next(v_schedule.cron_expression, v_schedule.timezone, p_now);
-    insert into public.workflow_schedule_runs (workflow_id, block_id, scheduled_for, workspace_id, fired_at, outcome)
-    values (v_schedule.workflow_id, v_schedule.block_id, v_schedule.next_run_at, v_schedule.workspace_id, p_now, 'skipped')
-    on conflict do nothing;
-    if not found then
-      -- Another ticker already took this occurrence.
-      update public.workflow_schedules s set next_run_at = v_next where s.id = v_schedule.id;
-      continue;
-    end if;
-    v_execution := null;
-    v_reason := null;
-    if v_schedule.last_execution_id is not null and exists (
-      select 1 from public.workflow_executions e where e.id = v_schedule.last_execution_id and e.status in ('queued', 'running')
-    ) then
-      v_outcome := 'skipped';
-      v_reason := format('the previous run (%s) was still going', v_schedule.last_execution_id);
-    else
-      begin
-        v_answer := public.admit_trigger_run('schedule', v_schedule.workflow_id, v_schedule.block_id, 'async',
-          jsonb_build_object('scheduledFor', v_schedule.next_run_at, 'cronExpression', v_schedule.cron_expression, 'timezone', v_schedule.timezone));
-      exception when others then
-        -- One schedule's fault must not stop the others' ticks: it is recorded and the tick goes on.
-        v_answer := jsonb_build_object('outcome', 'refused', 'code', 'ADMISSION_FAILED', 'error', sqlerrm);
-      end;
-      if v_answer ->> 'outcome' = 'admitted' then
-        v_outcome := 'started';
-        v_execution := (v_answer ->> 'executionId')::uuid;
-      else
-        v_outcome := 'skipped';
-        v_reason := format('%s: %s', v_answer ->> 'code', v_answer ->> 'error');
-      end if;
-    end if;
-    update public.workflow_schedule_runs r set outcome = v_outcome, reason = v_reason, execution_id = v_execution
-    where r.workflow_id = v_schedule.workflow_id and r.block_id = v_schedule.block_id and r.scheduled_for = v_schedule.next_run_at;
-    update public.workflow_schedules s set
-      next_run_at = v_next,
-      last_run_at = case when v_outcome = 'started' then v_schedule.next_run_at else s.last_run_at end,
-      last_execution_id = coalesce(v_execution, s.last_execution_id)
+    v_entry := workflows_private.fire_schedule_occurrence(v_schedule.id, v_schedule.next_run_at, p_now, 'ticker');
+    -- A null entry: another ticker or a backfill already took this occurrence; the schedule moves on.
+    update public.workflow_schedules s
+    set next_run_at = case when s.status = 'active' then workflows_private.cron_next(s.cron_expression, s.timezone, p_now) end
     where s.id = v_schedule.id;
-    v_fired := v_fired || jsonb_strip_nulls(jsonb_build_object('scheduleId', v_schedule.id, 'workflowId', v_schedule.workflow_id,
-      'blockId', v_schedule.block_id, 'scheduledFor', v_schedule.next_run_at, 'outcome', v_outcome, 'executionId', v_execution, 'reason', v_reason));
+    if v_entry is not null then
+      v_fired := v_fired || v_entry;
+    end if;
   end loop;
   return v_fired;
 end;
 $$;
-comment on function workflows_private.fire_due_schedules(timestamptz, integer) is 'The schedule ticker (pg_cron, every minute): claims due schedules (SKIP LOCKED), records each occurrence once and admits its run.';
+comment on function workflows_private.fire_due_schedules(timestamptz, integer) is 'The schedule ticker (pg_cron, every minute): claims due schedules (SKIP LOCKED) and fires each due occurrence once under its overlap policy.';
 
 /**
  * Counts a schedule run's end against its schedule: a failed run adds a consecutive failure and

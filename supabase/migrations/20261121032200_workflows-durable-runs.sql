@@ -94,7 +94,8 @@ comment on function public.record_workflow_checkpoint(uuid, integer, jsonb) is '
  * then too, so neither the sweeper nor a claim takes it earlier. The run stays `running` with
  * `parked_until`; heartbeats answer `alive: false` meanwhile; cancel_workflow_run cancels it at
  * once. A run whose cancellation was requested is not parked (`cancelRequested: true`: finish it
- * cancelled); a stale attempt gets `alive: false`. Answers {parked, alive, resumeAt, cancelRequested}.
+ * cancelled); a stale attempt gets `alive: false`. An approval block parks until its timeout, and a
+ * decision wakes the run earlier. Answers {parked, alive, resumeAt, cancelRequested}.
  */
 create function public.park_workflow_run(p_execution_id uuid, p_attempt integer, p_resume_at timestamptz)
 returns jsonb
@@ -119,6 +120,12 @@ begin
   end if;
   if v_run.cancel_requested_at is not null then
     return jsonb_build_object('parked', false, 'alive', true, 'runStatus', v_run.status, 'cancelRequested', true);
+  end if;
+  -- An approval decided while its worker was still on the way here (…032700_workflows-approvals.sql)
+  -- found no parked run to wake: the run parks for no time, and resumes with the decision.
+  if exists (select 1 from workflows_private.run_approvals a where a.execution_id = v_run.id and a.decision is not null
+      and not exists (select 1 from workflows_private.run_checkpoints c where c.execution_id = v_run.id and c.kind = 'completed' and c.key = a.block_key)) then
+    p_resume_at := v_now;
   end if;
   if v_run.queue_message_id is not null then
     perform pgmq.delete('workflow_runs', v_run.queue_message_id);

@@ -67,18 +67,22 @@ comment on function workflows_private.run_state(public.workflow_run_status, time
  * reason}, kept even when the run ended otherwise before it could stop (its status says so).
  *
  * `paused` is null unless the run is paused: {pauseKind: "time", pausedAt, resumeAt}, pausedAt
- * being when the Wait that parked it was recorded. `blocks` are the trace spans of the blocks that
+ * being when the Wait that parked it was recorded; at an approval block (…032700_workflows-approvals.sql)
+ * {pauseKind: "approval", contextId, blockedOnBlockId, pausedAt, resumeAt, expiresAt, approvers,
+ * quorum, approvals}, resumeAt being the timeout. `blocks` are the trace spans of the blocks that
  * ran, as recorded when the run ended; while an async run is in flight, the spans of the block
  * instances it has completed so far (its checkpoints, masked as every span is), in the order they
- * completed. A sync run in flight has recorded none yet.
+ * completed. A sync run in flight has recorded none yet. PL/pgSQL so that it may read the approvals
+ * table, which a later migration creates.
  */
 create function workflows_private.run_detail(p_run public.workflow_executions)
 returns jsonb
-language sql
+language plpgsql
 stable
 set search_path = ''
 as $$
-  select jsonb_build_object(
+begin
+  return jsonb_build_object(
     'runId', p_run.id,
     'workflowId', p_run.workflow_id,
     'status', workflows_private.run_state(p_run.status, p_run.parked_until),
@@ -94,16 +98,23 @@ as $$
     'cost', coalesce(p_run.cost, workflows_private.run_cost(p_run.cost_total, null)),
     'error', workflows_private.run_error(p_run.status, p_run.error_code, p_run.error_message, p_run.failed_block),
     'output', workflows_private.run_final_output(p_run.status, p_run.output),
-    'paused', case when workflows_private.run_state(p_run.status, p_run.parked_until) = 'paused' then jsonb_build_object(
+    'paused', case when workflows_private.run_state(p_run.status, p_run.parked_until) = 'paused' then coalesce(
+      (select jsonb_build_object('pauseKind', 'approval', 'contextId', a.block_key, 'blockedOnBlockId', a.block_id,
+          'pausedAt', a.requested_at, 'resumeAt', a.expires_at, 'expiresAt', a.expires_at, 'quorum', a.quorum,
+          'approvers', (select count(*) from workflows_private.run_approval_answers r where r.approval_id = a.id and r.email is not null),
+          'approvals', (select count(*) from workflows_private.run_approval_answers r where r.approval_id = a.id and r.answer = 'approve'))
+        from workflows_private.run_approvals a where a.execution_id = p_run.id and a.decision is null order by a.requested_at limit 1),
+      jsonb_build_object(
       'pauseKind', 'time',
       'pausedAt', (select c.recorded_at from workflows_private.run_checkpoints c
         where c.execution_id = p_run.id and c.kind = 'timer' order by c.seq desc limit 1),
-      'resumeAt', p_run.parked_until) end,
+      'resumeAt', p_run.parked_until)) end,
     'cancellation', case when p_run.cancel_requested_at is not null then jsonb_build_object(
       'at', p_run.cancel_requested_at, 'by', p_run.cancel_requested_by, 'reason', p_run.cancel_reason) end,
     'blocks', case when p_run.ended_at is not null then coalesce(p_run.trace_spans, '[]'::jsonb)
       else (select coalesce(jsonb_agg(c.checkpoint -> 'span' order by c.seq), '[]'::jsonb) from workflows_private.run_checkpoints c
         where c.execution_id = p_run.id and c.kind = 'completed') end);
+end;
 $$;
 comment on function workflows_private.run_detail(public.workflow_executions) is 'The runs API''s detail of a run: status, trigger, deployment version, input, timings, cost, error, output, pause, cancellation and the blocks that ran.';
 

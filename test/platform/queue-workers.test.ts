@@ -80,6 +80,21 @@ describe("queue workers (pgmq drained by an edge function)", () => {
     expect(await sql.unsafe(`select 1 from pgmq.q_fixture_crashy where msg_id = $1`, [msgId])).toHaveLength(0);
   });
 
+  it("wakes a queue's worker at commit when a message is sent visible, and not when it is sent delayed", async () => {
+    const heard: string[] = [];
+    const subscription = await sql.listen("platform_queue_work", (queue) => heard.push(queue));
+    try {
+      const delayed = await send("fixture_jobs", { label: randomUUID() }, 3_600);
+      await send("fixture_crashy", { label: randomUUID() });
+      await until("the visible message's wake-up", async () => heard.includes("fixture_crashy"), 5_000);
+      // Notifications arrive in commit order, so the delayed send's would have come first.
+      expect(heard.filter((queue) => queue.startsWith("fixture_"))).toEqual(["fixture_crashy"]);
+      await sql`select pgmq.delete('fixture_jobs', ${delayed.msgId}::bigint)`;
+    } finally {
+      await subscription.unlisten();
+    }
+  });
+
   it("keeps the worker registry away from the API roles (no schema usage, RLS on)", async () => {
     const [row] = await sql<{ rls: boolean; anon: boolean; authenticated: boolean }[]>`
       select

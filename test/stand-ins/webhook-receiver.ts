@@ -13,8 +13,8 @@ import type { AddressInfo, Socket } from "node:net";
 /** What the receiver answers one request with. */
 export type ReceiverAnswer =
   | number
-  /** The status after a wait. */
-  | { status: number; delayMs: number }
+  /** The status after a wait (none by default), with `body` instead of the usual one when given. */
+  | { status: number; delayMs?: number; body?: string }
   /** No answer until the connection is closed by the sender (or the receiver stops). */
   | "hang"
   /** The connection is destroyed without an answer. */
@@ -169,9 +169,14 @@ export class WebhookReceiver {
       request.socket.destroy();
       return;
     }
-    const { status, delayMs } = typeof answered === "number" ? { status: answered, delayMs: 0 } : answered;
+    const { status, delayMs = 0, body: answerBody } = typeof answered === "number" ? { status: answered } : answered;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (response.destroyed) return;
+    if (answerBody !== undefined) {
+      response.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+      response.end(answerBody);
+      return;
+    }
     response.writeHead(status, status >= 300 && status < 400 ? { location: this.url("/moved") } : { "content-type": "application/json" });
     response.end(status >= 300 && status < 400 ? undefined : JSON.stringify({ received: true }));
   }

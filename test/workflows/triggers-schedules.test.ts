@@ -4,12 +4,15 @@
  * with the time the test chooses, and the queued runs are run by the real workflow-worker. Slots
  * lie years ahead, so the real ticker never fires the suite's schedules. Due and not due, time
  * zones read through the data API, a daylight-saving change, two tickers at once, overlap,
- * misfire, pausing after failures, redeploys and refused expressions (docs/triggers.md).
+ * misfire, pausing after failures, redeploys and refused expressions, and a backfill through the
+ * data API (docs/triggers.md). Each overlap policy and jitter are proven in pgTAP
+ * (33-workflows-triggers-schedule-overlap.test.sql).
  */
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkflowBuilder } from "../../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowStateInput } from "../../supabase/functions/_shared/workflows/state/state-schema.ts";
+import { createTestUser } from "../helpers/clients.ts";
 import { env } from "../helpers/env.ts";
 import { createWorkflow, createWorkspace, type TestWorkspace } from "./factories.ts";
 import { deployedWorkflow, eventually, record, setPlan, sql } from "./execute-api.ts";
@@ -20,9 +23,18 @@ interface Fired {
   workflowId: string;
   blockId: string;
   scheduledFor: string;
-  outcome: "started" | "skipped";
+  outcome: "started" | "skipped" | "buffered";
   executionId?: string;
   reason?: string;
+}
+
+/** One occurrence as the data API shows it. */
+interface Occurrence {
+  scheduled_for: string;
+  outcome: "started" | "skipped" | "buffered";
+  source: "ticker" | "backfill";
+  execution_id: string | null;
+  jitter_seconds: number | null;
 }
 
 /** A schedule row as the data API shows it. */
@@ -242,5 +254,54 @@ describe("schedules", () => {
     const { data: preview, error } = await editor.client.rpc("preview_schedule", { p_cron_expression: "0 9 * * 1-5", p_timezone: "America/Sao_Paulo", p_count: 2, p_after: "2031-01-03T00:00:00Z" });
     expect(error).toBeNull();
     expect((preview as string[]).map(iso)).toEqual(["2031-01-03T12:00:00.000Z", "2031-01-06T12:00:00.000Z"]);
+  });
+
+  it("backfill a past range through the data API, each run told its occurrence time", async () => {
+    const editor = workspace.members.editor;
+    const workflowId = await deployedWorkflow(editor, workspace.id, "Backfilled", scheduled(
+      { cronExpression: "0 * * * *", overlap: "allow_all", jitterSeconds: 30 }, "return <tick.scheduledFor> + ' +' + <tick.jitterSeconds> + 's';"));
+    const { id } = await schedule(workflowId);
+    const hour = 3_600_000;
+    const lastHour = Math.floor(Date.now() / hour) * hour;
+    const slots = [2, 1, 0].map((hoursAgo) => new Date(lastHour - hoursAgo * hour).toISOString());
+    const body = { p_schedule_id: id, p_from: slots[0], p_to: slots[2] };
+    // The POST supabase.rpc("backfill_workflow_schedule", body) makes, as docs/triggers.md shows it with curl.
+    const post = (token: string, payload: unknown = body) => fetch(`${env.url}/rest/v1/rpc/backfill_workflow_schedule`, {
+      method: "POST", headers: { apikey: env.anonKey, Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(payload),
+    });
+
+    const answer = await post(editor.accessToken);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ scheduleId: id, occurrences: 3, started: 3, buffered: 0, skipped: 0, alreadyRecorded: 0 });
+
+    const { data, error } = await workspace.members.viewer.client.from("workflow_schedule_runs")
+      .select("scheduled_for, outcome, source, execution_id, jitter_seconds").eq("workflow_id", workflowId).order("scheduled_for").returns<Occurrence[]>();
+    expect(error).toBeNull();
+    const occurrences = data ?? [];
+    expect(occurrences.map((row) => [iso(row.scheduled_for), row.outcome, row.source])).toEqual(slots.map((slot) => [slot, "started", "backfill"]));
+    const runs = await Promise.all(occurrences.map((row) => ended(String(row.execution_id))));
+    expect(runs.map((run) => [run.status, run.trigger, (run.output as { result: string }).result]))
+      .toEqual(occurrences.map((row, index) => ["completed", "schedule", `${slots[index]} +${row.jitter_seconds}s`]));
+    expect(occurrences.every((row) => row.jitter_seconds !== null && row.jitter_seconds >= 0 && row.jitter_seconds <= 30)).toBe(true);
+
+    // Again, with the client: every slot is already recorded, so nothing runs twice.
+    const again = await editor.client.rpc("backfill_workflow_schedule", body);
+    expect(again.error).toBeNull();
+    expect(again.data).toMatchObject({ occurrences: 3, started: 0, alreadyRecorded: 3 });
+
+    const reversed = await post(editor.accessToken, { ...body, p_from: slots[2], p_to: slots[0] });
+    expect(reversed.status).toBe(400);
+    expect(await reversed.json()).toMatchObject({ code: "22023", message: expect.stringMatching(/^The range is reversed: p_from/) });
+    const future = await post(editor.accessToken, { ...body, p_to: new Date(Date.now() + hour).toISOString() });
+    expect(future.status).toBe(400);
+    expect(await future.json()).toMatchObject({ code: "22023", message: expect.stringMatching(/^A backfill runs past occurrences only/) });
+    const viewer = await post(workspace.members.viewer.accessToken);
+    expect(viewer.status).toBe(403);
+    expect(await viewer.json()).toMatchObject({ code: "42501", message: "Only a workspace editor or above may backfill schedules" });
+    const stranger = await post((await createTestUser()).accessToken);
+    expect(stranger.status).toBe(404);
+    expect(await stranger.json()).toMatchObject({ message: `Schedule ${id} not found` });
+    const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from public.workflow_executions where workflow_id = ${workflowId}`;
+    expect(count).toBe(3);
   });
 });

@@ -25,6 +25,10 @@ export interface Subscription {
   level_filter: string[];
   trigger_filter: string[];
   active: boolean;
+  disable_after_dead_deliveries: number;
+  consecutive_dead_deliveries: number;
+  disabled_at: string | null;
+  disabled_reason: string | null;
 }
 
 /** A delivery row as members read it. */
@@ -38,7 +42,9 @@ export interface Delivery {
   redeliveries: number;
   last_status_code: number | null;
   last_error: string | null;
+  last_response_excerpt: string | null;
   delivered_at: string | null;
+  failed_at: string | null;
   next_attempt_at: string | null;
 }
 
@@ -50,6 +56,7 @@ export interface Attempt {
   duration_ms: number | null;
   status_code: number | null;
   error: string | null;
+  response_excerpt: string | null;
   outcome: "delivered" | "retry" | "failed" | "interrupted";
   next_attempt_at: string | null;
 }

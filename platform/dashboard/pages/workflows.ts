@@ -6,6 +6,7 @@ import { cellText, layout, type Markup } from "../layout.ts";
 import type { StackClient } from "../stack-client.ts";
 import { type DrawnState, graphSvg } from "../workflows/graph-svg.ts";
 import { memberSession } from "../workflows/run-as-member.ts";
+import { waitingApprovalsSection } from "../workflows/waiting-approvals.ts";
 
 interface Workflow {
   id: string;
@@ -139,7 +140,7 @@ ${span.children?.length ? spanTree(span.children) : ""}</li>`;
 }
 
 /**
- * Workflows: workspaces and their workflows; for each workflow its graph drawn from its state, its
+ * Workflows: the approvals waiting for people, workspaces and their workflows; for each workflow its graph drawn from its state, its
  * deployments with the structural diff and promote/rollback (activate_deployment), a manual run of
  * the draft from its Input Format (POST /api/workflows/{id}/run as a workspace editor), its runs
  * with their trace spans, its webhook subscriptions and deliveries (redeliver_webhook) and its
@@ -159,7 +160,7 @@ export function workflowPages(stack: StackClient): Hono {
 ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workflow.name}</a></td><td>${workflow.workflow_deployments[0]?.version ?? "not deployed"}</td><td>${workflow.updated_at}</td></tr>`)}
 </tbody></table>`}</section>`;
     });
-    return c.html(layout("Workflows", "Workflows", flashOf(c), html`${content}`));
+    return c.html(layout("Workflows", "Workflows", flashOf(c), html`${await waitingApprovalsSection(stack)}${content}`));
   });
 
   pages.get("/runs/:id", async (c) => {

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { createServiceRoleClient } from "../_shared/db/supabase-clients.ts";
 import { readForm, readQuery, validate } from "../_shared/http/body.ts";
 import { HttpError, type Problem, type ServiceErrors } from "../_shared/http/errors.ts";
+import { TOKEN_PAGE_HEADERS } from "../_shared/http/html.ts";
 import { type Logger, requestLogger } from "../_shared/http/logger.ts";
 import { serveEndpoint } from "../_shared/http/routing.ts";
 import {
@@ -30,16 +31,6 @@ import { notifyTechnician } from "../_shared/portal/technician-notice.ts";
 import { approvalFormSchema, approvalQuerySchema } from "../_shared/portal/schemas.ts";
 import { createVisitor, type Visitor } from "../_shared/portal/visitor-client.ts";
 
-const HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  // The token is in the URL: keep it out of caches, referrers and other sites' frames.
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-};
-
 const respondResultSchema = z.object({
   outcome: approvalOutcomeSchema,
   proposal_code: z.string().nullable(),
@@ -55,7 +46,7 @@ const MESSAGES = {
 const MAX_FORM_BYTES = 16 * 1024;
 
 function html(page: ApprovalPage, headers: Record<string, string> = {}): Response {
-  return new Response(page.html, { status: page.status, headers: { ...HEADERS, ...headers } });
+  return new Response(page.html, { status: page.status, headers: { ...TOKEN_PAGE_HEADERS, ...headers } });
 }
 
 /** An error answered with the page for `problem` (its code), e.g. 405 with Allow. */

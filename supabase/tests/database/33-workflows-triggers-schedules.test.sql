@@ -71,11 +71,11 @@ select is(pg_temp.fire('2030-03-09 07:29Z'), '[]'::jsonb, 'A schedule not yet du
 create temporary table first_tick as select pg_temp.fire('2030-03-09 07:30:05Z') as fired;
 grant select on first_tick to authenticated, service_role;
 select is((select (fired -> 0) - 'scheduleId' - 'executionId' from first_tick),
-  '{"workflowId": "af000000-0000-4000-8000-000000000001", "blockId": "tick", "scheduledFor": "2030-03-09T07:30:00+00:00", "outcome": "started"}'::jsonb,
-  'A due schedule fires its occurrence');
+  '{"workflowId": "af000000-0000-4000-8000-000000000001", "blockId": "tick", "scheduledFor": "2030-03-09T07:30:00+00:00", "outcome": "started", "jitterSeconds": 0, "startsAt": "2030-03-09T07:30:05+00:00"}'::jsonb,
+  'A due schedule fires its occurrence, at once without jitter');
 select is((select (trigger, mode, status, trigger_block_id, input)::text from public.workflow_executions where id = (select (fired -> 0 ->> 'executionId')::uuid from first_tick)),
-  '(schedule,async,queued,tick,"{""timezone"": ""America/New_York"", ""scheduledFor"": ""2030-03-09T07:30:00+00:00"", ""cronExpression"": ""30 2 * * *""}")',
-  'as a queued schedule run from its block, told its slot, expression and time zone');
+  '(schedule,async,queued,tick,"{""timezone"": ""America/New_York"", ""scheduledFor"": ""2030-03-09T07:30:00+00:00"", ""jitterSeconds"": 0, ""cronExpression"": ""30 2 * * *""}")',
+  'as a queued schedule run from its block, told its slot, expression, time zone and jitter');
 select is(((pg_temp.schedule('af000000-0000-4000-8000-000000000001')).last_run_at, (pg_temp.schedule('af000000-0000-4000-8000-000000000001')).next_run_at)::text,
   '("2030-03-09 07:30:00+00","2030-03-10 07:00:00+00")', 'Its last run is that slot; the next is the day after, when the clock jumps (02:30 does not exist)');
 select is(pg_temp.fire('2030-03-09 07:30:30Z'), '[]'::jsonb, 'A second tick in the same minute fires nothing');

@@ -32,6 +32,7 @@ export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>>
     recordModelUsage: () => {},
     durable: false,
     pause: (ms) => systemClock.sleep(ms, new AbortController().signal),
+    awaitApproval: () => Promise.reject(new Error("this test run cannot wait for approvals")),
     ...overrides,
   };
 }

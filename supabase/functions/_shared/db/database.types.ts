@@ -645,14 +645,14 @@ isOneToOne: false
                   ]
                 },"webhook_deliveries": {
                   Row: {
-                    "attempt_started_at": string | null,"attempts": number,"created_at": string,"delivered_at": string | null,"execution_id": string,"id": string,"last_attempt_at": string | null,"last_error": string | null,"last_status_code": number | null,"message_id": number | null,"next_attempt_at": string | null,"redeliveries": number,"round_attempts": number,"status": Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
+                    "attempt_started_at": string | null,"attempts": number,"created_at": string,"delivered_at": string | null,"execution_id": string,"failed_at": string | null,"id": string,"last_attempt_at": string | null,"last_error": string | null,"last_response_excerpt": string | null,"last_status_code": number | null,"message_id": number | null,"next_attempt_at": string | null,"redeliveries": number,"round_attempts": number,"status": Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id": string,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
+                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id": string,"failed_at"?: string | null,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_response_excerpt"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id": string,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id"?: string,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "attempt_started_at"?: string | null,"attempts"?: number,"created_at"?: string,"delivered_at"?: string | null,"execution_id"?: string,"failed_at"?: string | null,"id"?: string,"last_attempt_at"?: string | null,"last_error"?: string | null,"last_response_excerpt"?: string | null,"last_status_code"?: number | null,"message_id"?: number | null,"next_attempt_at"?: string | null,"redeliveries"?: number,"round_attempts"?: number,"status"?: Database["public"]['Enums']["webhook_delivery_status"],"subscription_id"?: string,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -671,14 +671,14 @@ isOneToOne: false
                   ]
                 },"webhook_delivery_attempts": {
                   Row: {
-                    "attempt": number,"delivery_id": string,"duration_ms": number | null,"error": string | null,"id": number,"next_attempt_at": string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"started_at": string,"status_code": number | null,"workspace_id": string
+                    "attempt": number,"delivery_id": string,"duration_ms": number | null,"error": string | null,"id": number,"next_attempt_at": string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"response_excerpt": string | null,"started_at": string,"status_code": number | null,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "attempt": number,"delivery_id": string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"started_at": string,"status_code"?: number | null,"workspace_id": string
+                    "attempt": number,"delivery_id": string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome": Database["public"]['Enums']["webhook_attempt_outcome"],"response_excerpt"?: string | null,"started_at": string,"status_code"?: number | null,"workspace_id": string
                   }
                   Update: {
-                    "attempt"?: number,"delivery_id"?: string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome"?: Database["public"]['Enums']["webhook_attempt_outcome"],"started_at"?: string,"status_code"?: number | null,"workspace_id"?: string
+                    "attempt"?: number,"delivery_id"?: string,"duration_ms"?: number | null,"error"?: string | null,"id"?: never,"next_attempt_at"?: string | null,"outcome"?: Database["public"]['Enums']["webhook_attempt_outcome"],"response_excerpt"?: string | null,"started_at"?: string,"status_code"?: number | null,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -691,14 +691,14 @@ isOneToOne: false
                   ]
                 },"webhook_subscriptions": {
                   Row: {
-                    "active": boolean,"created_at": string,"created_by": string | null,"has_secret": boolean,"id": string,"include_final_output": boolean,"include_rate_limits": boolean,"include_trace_spans": boolean,"include_usage_data": boolean,"level_filter": (Database["public"]['Enums']["workflow_log_level"])[],"secret": string | null,"trigger_filter": (Database["public"]['Enums']["workflow_trigger"])[],"updated_at": string,"url": string,"workflow_id": string,"workspace_id": string
+                    "active": boolean,"consecutive_dead_deliveries": number,"created_at": string,"created_by": string | null,"disable_after_dead_deliveries": number,"disabled_at": string | null,"disabled_reason": string | null,"has_secret": boolean,"id": string,"include_final_output": boolean,"include_rate_limits": boolean,"include_trace_spans": boolean,"include_usage_data": boolean,"level_filter": (Database["public"]['Enums']["workflow_log_level"])[],"secret": string | null,"trigger_filter": (Database["public"]['Enums']["workflow_trigger"])[],"updated_at": string,"url": string,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "active"?: boolean,"created_at"?: string,"created_by"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url": string,"workflow_id": string,"workspace_id": string
+                    "active"?: boolean,"consecutive_dead_deliveries"?: number,"created_at"?: string,"created_by"?: string | null,"disable_after_dead_deliveries"?: number,"disabled_at"?: string | null,"disabled_reason"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url": string,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "active"?: boolean,"created_at"?: string,"created_by"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "active"?: boolean,"consecutive_dead_deliveries"?: number,"created_at"?: string,"created_by"?: string | null,"disable_after_dead_deliveries"?: number,"disabled_at"?: string | null,"disabled_reason"?: string | null,"has_secret"?: boolean,"id"?: string,"include_final_output"?: boolean,"include_rate_limits"?: boolean,"include_trace_spans"?: boolean,"include_usage_data"?: boolean,"level_filter"?: (Database["public"]['Enums']["workflow_log_level"])[],"secret"?: string | null,"trigger_filter"?: (Database["public"]['Enums']["workflow_trigger"])[],"updated_at"?: string,"url"?: string,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -771,14 +771,14 @@ isOneToOne: false
                   ]
                 },"workflow_schedule_runs": {
                   Row: {
-                    "block_id": string,"execution_id": string | null,"fired_at": string,"outcome": string,"reason": string | null,"scheduled_for": string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"cancelled_execution_id": string | null,"execution_id": string | null,"fired_at": string,"jitter_seconds": number | null,"outcome": string,"reason": string | null,"scheduled_for": string,"source": string,"starts_at": string | null,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "block_id": string,"execution_id"?: string | null,"fired_at": string,"outcome": string,"reason"?: string | null,"scheduled_for": string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"cancelled_execution_id"?: string | null,"execution_id"?: string | null,"fired_at": string,"jitter_seconds"?: number | null,"outcome": string,"reason"?: string | null,"scheduled_for": string,"source"?: string,"starts_at"?: string | null,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "block_id"?: string,"execution_id"?: string | null,"fired_at"?: string,"outcome"?: string,"reason"?: string | null,"scheduled_for"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "block_id"?: string,"cancelled_execution_id"?: string | null,"execution_id"?: string | null,"fired_at"?: string,"jitter_seconds"?: number | null,"outcome"?: string,"reason"?: string | null,"scheduled_for"?: string,"source"?: string,"starts_at"?: string | null,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -791,14 +791,14 @@ isOneToOne: false
                   ]
                 },"workflow_schedules": {
                   Row: {
-                    "block_id": string,"block_name": string,"consecutive_failures": number,"created_at": string,"cron_expression": string,"deployment_id": string,"id": string,"last_execution_id": string | null,"last_run_at": string | null,"max_consecutive_failures": number,"next_run_at": string | null,"paused_at": string | null,"paused_reason": string | null,"status": Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at": string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"block_name": string,"consecutive_failures": number,"created_at": string,"cron_expression": string,"deployment_id": string,"id": string,"jitter_seconds": number,"last_execution_id": string | null,"last_run_at": string | null,"max_consecutive_failures": number,"next_run_at": string | null,"overlap": string,"paused_at": string | null,"paused_reason": string | null,"status": Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at": string,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "block_id": string,"block_name": string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression": string,"deployment_id": string,"id"?: string,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at"?: string,"workflow_id": string,"workspace_id": string
+                    "block_id": string,"block_name": string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression": string,"deployment_id": string,"id"?: string,"jitter_seconds"?: number,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"overlap"?: string,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone": string,"updated_at"?: string,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "block_id"?: string,"block_name"?: string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression"?: string,"deployment_id"?: string,"id"?: string,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone"?: string,"updated_at"?: string,"workflow_id"?: string,"workspace_id"?: string
+                    "block_id"?: string,"block_name"?: string,"consecutive_failures"?: number,"created_at"?: string,"cron_expression"?: string,"deployment_id"?: string,"id"?: string,"jitter_seconds"?: number,"last_execution_id"?: string | null,"last_run_at"?: string | null,"max_consecutive_failures"?: number,"next_run_at"?: string | null,"overlap"?: string,"paused_at"?: string | null,"paused_reason"?: string | null,"status"?: Database["public"]['Enums']["workflow_schedule_status"],"timezone"?: string,"updated_at"?: string,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -946,6 +946,9 @@ isOneToOne: false
         isOneToOne: true
         isSetofReturn: false
       } },
+"ack_workflow_approval_mail":
+{ Args: { "p_message_ids": (number)[] }; Returns: undefined
+                           },
 "activate_deployment":
 { Args: { "p_version": number,"p_workflow_id": string }; Returns: {
               "activated_at": string | null,
@@ -974,6 +977,9 @@ isOneToOne: false
 "admit_workflow_run":
 { Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
                            },
+"backfill_workflow_schedule":
+{ Args: { "p_from": string,"p_schedule_id": string,"p_to": string }; Returns: Json
+                           },
 "calculate_payment_dates":
 { Args: { "sale_date": string }; Returns: Record<string, unknown>
                            },
@@ -997,6 +1003,9 @@ isOneToOne: false
                            },
 "claim_webhook_deliveries":
 { Args: { "p_batch_size"?: number,"p_visibility_timeout"?: number }; Returns: Json
+                           },
+"claim_workflow_approval_mail":
+{ Args: { "p_batch_size": number,"p_visibility_seconds": number }; Returns: Json
                            },
 "claim_workflow_runs":
 { Args: { "p_batch_size"?: number,"p_cached_deployment_ids"?: (string)[],"p_environment_versions"?: Json,"p_lease_seconds"?: number }; Returns: Json
@@ -1058,6 +1067,9 @@ isOneToOne: false
 "end_chat_session":
 { Args: { "p_identifier": string,"p_session_id": string }; Returns: undefined
                            },
+"expire_workflow_approvals":
+{ Args: { "p_now"?: string }; Returns: number
+                           },
 "finish_workflow_run":
 { Args: { "p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json
                            },
@@ -1105,6 +1117,9 @@ isOneToOne: false
 "my_workspace_role":
 { Args: { "p_workspace_id": string }; Returns: string
                            },
+"open_workflow_approval":
+{ Args: { "p_attempt": number,"p_block": Json,"p_execution_id": string,"p_key": string,"p_now"?: string,"p_request": Json }; Returns: Json
+                           },
 "park_workflow_run":
 { Args: { "p_attempt": number,"p_execution_id": string,"p_resume_at": string }; Returns: Json
                            },
@@ -1130,7 +1145,7 @@ isOneToOne: false
 { Args: { "p_attempt": number,"p_checkpoint": Json,"p_execution_id": string }; Returns: Json
                            },
 "redeliver_failed_webhooks":
-{ Args: { "p_since"?: string,"p_subscription_id": string }; Returns: number
+{ Args: { "p_since"?: string,"p_subscription_id": string,"p_until"?: string }; Returns: number
                            },
 "redeliver_webhook":
 { Args: { "p_delivery_id": string }; Returns: {
@@ -1139,9 +1154,11 @@ isOneToOne: false
 "created_at": string,
 "delivered_at": string | null,
 "execution_id": string,
+"failed_at": string | null,
 "id": string,
 "last_attempt_at": string | null,
 "last_error": string | null,
+"last_response_excerpt": string | null,
 "last_status_code": number | null,
 "message_id": number | null,
 "next_attempt_at": string | null,
@@ -1158,8 +1175,17 @@ isOneToOne: false
         isOneToOne: true
         isSetofReturn: false
       } },
+"remind_workflow_approvals":
+{ Args: { "p_now"?: string }; Returns: number
+                           },
 "respond_to_proposal":
 { Args: { "_action": string,"_email": string,"_token": string }; Returns: Record<string, unknown>
+                           },
+"respond_workflow_approval":
+{ Args: { "p_comment"?: string,"p_decision": string,"p_email": string,"p_fields"?: Json,"p_now"?: string,"p_token": string }; Returns: Json
+                           },
+"resume_workflow_run":
+{ Args: { "p_api_key": string,"p_context_id": string,"p_input": Json,"p_now"?: string,"p_run_id": string,"p_workflow_id": string }; Returns: Json
                            },
 "resume_workflow_schedule":
 { Args: { "p_schedule_id": string }; Returns: {
@@ -1170,10 +1196,12 @@ isOneToOne: false
 "cron_expression": string,
 "deployment_id": string,
 "id": string,
+"jitter_seconds": number,
 "last_execution_id": string | null,
 "last_run_at": string | null,
 "max_consecutive_failures": number,
 "next_run_at": string | null,
+"overlap": string,
 "paused_at": string | null,
 "paused_reason": string | null,
 "status": Database["public"]['Enums']["workflow_schedule_status"],
@@ -1230,8 +1258,14 @@ isOneToOne: false
 "validate_workflow_state":
 { Args: { "p_mode"?: string,"p_state": Json }; Returns: Json
                            },
+"waiting_workflow_approvals":
+{ Args: { "p_limit"?: number }; Returns: Json
+                           },
 "webhook_trigger_target":
 { Args: { "p_path": string }; Returns: Json
+                           },
+"workflow_approval_for_token":
+{ Args: { "p_now"?: string,"p_token": string }; Returns: Json
                            },
 "workflow_deployment_status":
 { Args: { "p_api_key"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json

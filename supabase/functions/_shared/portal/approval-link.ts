@@ -1,4 +1,5 @@
-import { readEnv, requireEnv } from "../config/env.ts";
+import { readEnv } from "../config/env.ts";
+import { tokenLink } from "../http/token-link.ts";
 
 /**
  * The link a customer opens to approve or reject: PORTAL_APPROVAL_URL (e.g. a page on the
@@ -6,8 +7,5 @@ import { readEnv, requireEnv } from "../config/env.ts";
  * approve-proposal function itself under SUPABASE_URL.
  */
 export function approvalLink(token: string): string {
-  const base = readEnv("PORTAL_APPROVAL_URL") || `${requireEnv("SUPABASE_URL")}/functions/v1/approve-proposal`;
-  const url = new URL(base);
-  url.searchParams.set("token", token);
-  return url.toString();
+  return tokenLink("approve-proposal", token, readEnv("PORTAL_APPROVAL_URL"));
 }

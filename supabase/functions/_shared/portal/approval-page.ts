@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatBRL, formatDate, formatMonths } from "./format.ts";
-import { escapeHtml } from "../http/html.ts";
+import { escapeHtml, htmlDocument } from "../http/html.ts";
 
 /** A row of public.get_proposal_for_approval: what the customer may see, and the token state. */
 export const approvalSummarySchema = z.object({
@@ -44,39 +44,6 @@ export type ApprovalProblem =
   | "rate_limited"
   | "unavailable";
 
-const STYLE = `
-body{margin:0;background:#f4f6f9;color:#1f2430;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}
-main{max-width:40rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
-h1{font-size:1.6rem;margin:.2rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0}dt{font-weight:600;color:#4a5160}dd{margin:0}
-label{display:block;font-weight:600;margin-top:1rem}.hint{color:#4a5160;margin:.2rem 0 .4rem;font-size:.95rem}
-input{font:inherit;width:100%;box-sizing:border-box;padding:.55rem .7rem;border:2px solid #6b7280;border-radius:6px}
-.actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1.25rem}
-button{font:inherit;font-weight:600;padding:.65rem 1.2rem;border-radius:6px;border:2px solid transparent;cursor:pointer}
-.approve{background:#0b6b3a;color:#fff}.reject{background:#fff;color:#9b1c1c;border-color:#9b1c1c}
-:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
-.alert{border-left:4px solid #9b1c1c;background:#fdf2f2;padding:.6rem .9rem;margin:1rem 0}
-.ok{border-left:4px solid #0b6b3a;background:#effaf3;padding:.6rem .9rem;margin:1rem 0}
-.muted{color:#4a5160}`;
-
-/** The common page frame: Portuguese, responsive, no scripts. */
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="pt-BR">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)} · Orbita</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>`;
-}
 
 function summaryList(summary: ApprovalSummary): string {
   const items: [string, string][] = [
@@ -120,7 +87,7 @@ ${error}
 <button type="submit" name="action" value="reject" class="reject">Recusar proposta</button>
 </div>
 </form>`;
-  return { status: options.status ?? 200, html: layout(`Proposta ${summary.code}`, body) };
+  return { status: options.status ?? 200, html: htmlDocument("pt-BR", `Proposta ${summary.code}`, body) };
 }
 
 /** The confirmation after the customer approved or rejected. */
@@ -134,7 +101,7 @@ export function renderAnswered(outcome: "approved" | "rejected", code: string, t
     ? `Obrigado! A proposta ${escapeHtml(code)} foi aprovada. ${told} e ele entrará em contato para os próximos passos.`
     : `A proposta ${escapeHtml(code)} foi recusada. Obrigado por responder. ${told}.`}</p>
 <p class="muted">Você já pode fechar esta página.</p>`;
-  return { status: 200, html: layout(approved ? "Proposta aprovada" : "Proposta recusada", body) };
+  return { status: 200, html: htmlDocument("pt-BR", approved ? "Proposta aprovada" : "Proposta recusada", body) };
 }
 
 function answeredVerb(summary: ApprovalSummary | undefined): string {
@@ -196,5 +163,5 @@ export function renderProblem(problem: ApprovalProblem, summary?: ApprovalSummar
     },
   };
   const page = pages[problem];
-  return { status: page.status, html: layout(page.title, `<h1>${escapeHtml(page.title)}</h1>\n<p class="alert" role="alert">${escapeHtml(page.text)}</p>`) };
+  return { status: page.status, html: htmlDocument("pt-BR", page.title, `<h1>${escapeHtml(page.title)}</h1>\n<p class="alert" role="alert">${escapeHtml(page.text)}</p>`) };
 }

@@ -12,6 +12,8 @@ export interface PortalEmail {
   text: string;
   attachments?: { filename: string; content: Uint8Array; contentType: string }[];
   tags?: { name: string; value: string }[];
+  /** The sender, when not the portal's (PORTAL_EMAIL_FROM): workflow approvals send as the workflow service. */
+  from?: string;
 }
 
 /** What sending gave: Resend's message id, or why it failed. */
@@ -31,7 +33,7 @@ export async function sendPortalEmail(email: PortalEmail, timeoutMs = 10_000): P
   });
   const send = (async (): Promise<SendResult> => {
     try {
-      const { data, error } = await resend.emails.send({ from: readEnv("PORTAL_EMAIL_FROM") || DEFAULT_FROM, ...email });
+      const { data, error } = await resend.emails.send({ ...email, from: email.from ?? (readEnv("PORTAL_EMAIL_FROM") || DEFAULT_FROM) });
       if (error || !data) return { ok: false, message: error?.message ?? "no answer" };
       return { ok: true, id: data.id };
     } catch (error) {

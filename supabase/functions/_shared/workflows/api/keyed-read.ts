@@ -46,14 +46,15 @@ export interface KeyedReadOptions {
 }
 
 /** The SQL functions behind the keyed reads (each answers as keyedReadAnswer describes). */
-export type KeyedReadFunction = "workflow_logs_json" | "workflow_log_detail" | "workflow_execution_detail" | "workflow_runs" | "workflow_run_detail"
+export type KeyedReadFunction = "workflow_logs_json" | "workflow_log_detail" | "workflow_execution_detail" | "workflow_runs" | "workflow_run_detail" | "resume_workflow_run"
   | "workflow_run_cancel" | "workflow_runs_cancel";
 
 /**
  * Calls the read function `fn` and answers with its body (reshaped by `render`) and the rate limit
- * headers, or throws its refusal as an HttpError carrying the same headers.
+ * headers, or throws its refusal as an HttpError carrying the same headers. `status` is the
+ * success's (the resume API, which acts on the run it reads, answers 202).
  */
-export async function answerKeyedRead<Fn extends KeyedReadFunction>(rpc: ServiceCall, fn: Fn, args: RpcArgs<Fn>, render: (body: Record<string, unknown>) => unknown = (body) => body): Promise<Response> {
+export async function answerKeyedRead<Fn extends KeyedReadFunction>(rpc: ServiceCall, fn: Fn, args: RpcArgs<Fn>, render: (body: Record<string, unknown>) => unknown = (body) => body, status = 200): Promise<Response> {
   const parsed = keyedReadAnswer.safeParse(await rpc(fn, args));
   if (!parsed.success) {
     workflowLog.error("keyed_read_unexpected_answer", { fn });
@@ -71,5 +72,5 @@ export async function answerKeyedRead<Fn extends KeyedReadFunction>(rpc: Service
     if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
     throw new HttpError(result.status, result.code, result.error, retryAfter === undefined ? undefined : { retryAfter }, headers);
   }
-  return Response.json(render(result.body), { headers });
+  return Response.json(render(result.body), { status, headers });
 }

@@ -8,6 +8,7 @@ import type { BlockHandlers } from "../core/block-handler.ts";
 import { agentHandler } from "./agent/handler.ts";
 import { apiHandler } from "./api/handler.ts";
 import { apiTriggerHandler } from "./api-trigger/handler.ts";
+import { approvalHandler } from "./approval/handler.ts";
 import { chatTriggerHandler } from "./chat-trigger/handler.ts";
 import { conditionHandler } from "./condition/handler.ts";
 import { functionHandler } from "./function/handler.ts";
@@ -39,4 +40,5 @@ export const BLOCK_HANDLERS: BlockHandlers<HandledBlockType> = {
   agent: agentHandler,
   llm_router: llmRouterHandler,
   chat_trigger: chatTriggerHandler,
+  approval: approvalHandler,
 };

@@ -30,6 +30,7 @@ describe("the block catalogue", () => {
       agent: "core",
       llm_router: "control",
       chat_trigger: "trigger",
+      approval: "core",
     });
     expect(isBlockType("function")).toBe(true);
     expect(isBlockType("toString")).toBe(false);

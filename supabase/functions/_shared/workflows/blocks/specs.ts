@@ -13,6 +13,7 @@
 import { agentSpec } from "./agent/spec.ts";
 import { apiSpec } from "./api/spec.ts";
 import { apiTriggerSpec } from "./api-trigger/spec.ts";
+import { approvalSpec } from "./approval/spec.ts";
 import type { BlockSpec } from "./block-spec.ts";
 import { chatTriggerSpec } from "./chat-trigger/spec.ts";
 import { conditionSpec } from "./condition/spec.ts";
@@ -48,6 +49,7 @@ export const BLOCK_SPECS = [
   agentSpec,
   llmRouterSpec,
   chatTriggerSpec,
+  approvalSpec,
 ] as const;
 
 /** A block type name. */

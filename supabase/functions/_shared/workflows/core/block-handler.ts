@@ -4,6 +4,7 @@
  * one job and returns an output object, or throws a WorkflowError.
  */
 import type { ModelUsage } from "../outbound/model-cost.ts";
+import type { ApprovalOutcome, ApprovalRequest } from "./approvals.ts";
 import type { BlockOutput, ExecutorServices, TriggerRequest } from "./context.ts";
 import type { BlockIdentity } from "./errors.ts";
 
@@ -45,6 +46,12 @@ export interface BlockRun<Input> {
    * otherwise it sleeps on the run's clock, ending early with the signal's reason.
    */
   pause(ms: number): Promise<void>;
+  /**
+   * Asks people to approve (the approval block): resolves with the decision. In a durable run it
+   * parks the run until the approval is decided or times out; other runs cannot wait for people and
+   * get BLOCK_FAILED.
+   */
+  awaitApproval(request: ApprovalRequest): Promise<ApprovalOutcome>;
 }
 
 /** A block type's behaviour. `execute` is a method so handlers of different inputs share one registry. */

@@ -11,7 +11,7 @@ import type { Cancellation } from "./cancellation.ts";
 import { runContainer } from "./containers.ts";
 import type { BlockOutput, TraceSpan } from "../core/context.ts";
 import type { ModelUsage } from "../outbound/model-cost.ts";
-import { instanceKey, pauseBlock, recordCompletion } from "./durable.ts";
+import { awaitApproval, instanceKey, pauseBlock, recordCompletion } from "./durable.ts";
 import type { CompletedCheckpoint } from "./replay.ts";
 import { BlockError, describeBlock, messageOf, WorkflowError } from "../core/errors.ts";
 import { isTrigger, type CompiledNode } from "./graph.ts";
@@ -105,6 +105,7 @@ function runHandler(run: Run, node: CompiledNode, frame: Frame, input: unknown, 
     },
     durable: run.replay !== null,
     pause: (ms) => pauseBlock(run, instanceKey(node, frame), ms, controllerOf().signal),
+    awaitApproval: (request) => awaitApproval(run, instanceKey(node, frame), node.identity, request, controllerOf().signal),
   };
   let result: BlockOutput | Promise<BlockOutput>;
   try {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BlockHandler } from "../core/block-handler.ts";
 import { BLOCK_HANDLERS } from "../blocks/handlers.ts";
 import type { Clock } from "../core/context.ts";
+import type { ApprovalDesk, ApprovalState } from "../core/approvals.ts";
 import type { Checkpoint, Durability } from "./replay.ts";
 import { fn, flow, run, spansByName, wait } from "../../../../../test/helpers/workflows/flows.ts";
 
@@ -132,5 +133,30 @@ describe("durable runs", () => {
     const result = await run(fourSteps(), { ...counted, durable });
     expect(result.status).toBe("error");
     expect(counted.runs.get("two")).toBeUndefined();
+  });
+
+  it("parks at an undecided approval until its timeout, and a resumed run's block returns the decision", async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    let state: ApprovalState = { decided: false, expiresAt };
+    const opened: string[] = [];
+    const desk: ApprovalDesk = { open: async (key) => (opened.push(key), state) };
+    const history: Checkpoint[] = [];
+    const gated = () => flow()
+      .block("gate", "approval", { approvers: ["a@x.test"], message: "Go?" }, { name: "Gate" })
+      .block("after", "function", fn("return <gate.decision>;"), { name: "After" })
+      .chain("start", "gate", "after");
+    const parked = await run(gated(), { durable: { ...memoryHistory(history), approvals: desk } });
+    expect([parked.status, parked.resumeAt]).toEqual(["parked", expiresAt]);
+    expect(history.at(-1)).toEqual({ kind: "timer", key: "gate", dueAt: Date.parse(expiresAt) });
+
+    state = { decided: true, output: { decision: "approved", decidedBy: "quorum", decidedAt: "2026-12-01T00:00:00Z", approvals: [] } };
+    const resumed = await run(gated(), { durable: { ...memoryHistory(history), approvals: desk } });
+    expect([resumed.status, resumed.output]).toEqual(["success", { result: "approved", stdout: "" }]);
+    expect(opened).toEqual(["gate", "gate"]);
+  });
+
+  it("fails an approval in a run that cannot wait for people", async () => {
+    const result = await run(flow().block("gate", "approval", { approvers: ["a@x.test"], message: "Go?" }, { name: "Gate" }).chain("start", "gate"));
+    expect(result).toMatchObject({ status: "error", error: { code: "BLOCK_FAILED", message: expect.stringContaining("only an async run can do") } });
   });
 });

@@ -15,14 +15,19 @@
  *    exactly-once for completed ones;
  *  - parks: a Wait whose due time is further off than `parkAfterMs` (or past what is left of the
  *    attempt's time) records a timer and ends the attempt with status `parked`; the caller persists
- *    that and resumes the run at the due time, when the timer replays as a (short or zero) sleep.
+ *    that and resumes the run at the due time, when the timer replays as a (short or zero) sleep;
+ *  - waits for people: an approval block opens its approval through the Durability's desk and parks
+ *    until the approval's timeout, as a Wait would; a decision wakes the run earlier, and the block,
+ *    run again, finds the decision and returns it.
  *
  * Loops and parallels are not checkpointed themselves: their bodies' blocks are, under keys that
  * name the iteration (`fn1[loop1:2]`), so a resumed container re-enters and replays what it finished.
  * Synchronous runs have no Durability and pay nothing for any of this. The history's shapes and
  * its index are replay.ts, which the run's state holds without importing this file.
  */
+import type { ApprovalOutcome, ApprovalRequest } from "../core/approvals.ts";
 import type { BlockOutput, TraceSpan } from "../core/context.ts";
+import { type BlockIdentity, WorkflowError } from "../core/errors.ts";
 import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { CompiledNode } from "./graph.ts";
 import { RunParked } from "./replay.ts";
@@ -53,6 +58,23 @@ export async function pauseBlock(run: Run, key: string, ms: number, signal: Abor
     throw parked;
   }
   if (left > 0) await run.services.clock.sleep(left, signal);
+}
+
+/**
+ * An approval block's wait (BlockRun.awaitApproval): opens the instance's approval (or finds it, on
+ * a resumed run) and, while it is undecided, pauses until its timeout — which parks a durable run.
+ * A pause that ends without parking (the timeout was near) asks again, and the timeout decides then.
+ */
+export async function awaitApproval(run: Run, key: string, block: BlockIdentity, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
+  const desk = run.replay?.durability.approvals;
+  if (!desk) {
+    throw new WorkflowError("BLOCK_FAILED", "an approval waits for people, which only an async run can do: run the workflow async (X-Execution-Mode: async)");
+  }
+  for (;;) {
+    const state = await desk.open(key, { id: block.id, name: block.name }, request);
+    if (state.decided) return state.output;
+    await pauseBlock(run, key, Math.max(0, Date.parse(state.expiresAt) - run.services.clock.now()), signal);
+  }
 }
 
 /** Records a completed block instance (a no-op in a run without durability). */

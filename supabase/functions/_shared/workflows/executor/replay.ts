@@ -4,6 +4,7 @@
  * replay. It imports nothing of the executor, so the run's state (run-state.ts) can hold a Replay
  * while durable.ts, which works on that state, imports both without a circle.
  */
+import type { ApprovalDesk } from "../core/approvals.ts";
 import type { BlockOutput, TraceSpan } from "../core/context.ts";
 import type { ModelUsage } from "../outbound/model-cost.ts";
 
@@ -41,6 +42,8 @@ export interface Durability {
   record(checkpoint: Checkpoint): Promise<void>;
   /** Waits longer than this park the run instead of sleeping. */
   parkAfterMs: number;
+  /** Where the run's approval blocks keep their approvals; without it, an approval block fails. */
+  approvals?: ApprovalDesk;
 }
 
 /** The run's abort reason when it parks: ends the attempt, successfully, until `resumeAt`. */

@@ -13,6 +13,7 @@ import type { Durability } from "../executor/replay.ts";
 import { WorkflowError } from "../core/errors.ts";
 import { setting } from "../executor/time-budget.ts";
 import type { ParkAnswer, RunPayload } from "./lifecycle-answers.ts";
+import { approvalDeskOf } from "./approval-desk.ts";
 import { storableCopy, UNSTORABLE_CODES } from "./run-lifecycle.ts";
 import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 
@@ -32,12 +33,14 @@ const RECORD_ATTEMPTS = 3;
  * the run (or it ended) calls `onLost` and stops the run; a lost connection is retried, and when it
  * stays lost the attempt lets go of the run the same way: it is not ended, so when its lease runs
  * out the sweeper queues it again and the next attempt resumes from the last checkpoint, as after a
- * worker that died. Text jsonb cannot store is replaced, as finishRun does.
+ * worker that died. Text jsonb cannot store is replaced, as finishRun does. Approval blocks keep
+ * their approvals through approval-desk.ts.
  */
 export function durabilityOf(call: ServiceCall, run: RunPayload, parkAfter: number, onLost: () => void): Durability {
   return {
     history: run.checkpoints ?? [],
     parkAfterMs: parkAfter,
+    approvals: approvalDeskOf(call, run, onLost),
     async record(checkpoint) {
       let sent: unknown = checkpoint;
       for (let attempt = 1; ; attempt++) {

@@ -2,7 +2,8 @@
  * Schedule config: a five-field cron expression, or a preset (every N minutes, hourly, daily at,
  * weekly on), read in a time zone. The database turns a preset into its cron expression and checks
  * both the expression and the time zone at deploy (migration `…_workflows-cron.sql`), refusing the
- * deploy with the reason; the shapes here are what a save checks.
+ * deploy with the reason; the shapes here are what a save checks. `overlap` and `jitterSeconds` are
+ * applied by the ticker (migration `…_workflows-schedules.sql`).
  */
 import { z } from "zod";
 import type { ConfigRule } from "../../state/config-rules.ts";
@@ -12,6 +13,16 @@ const TIME_OF_DAY = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
 
 /** How the schedule is written: a cron expression (the default) or one of the presets. */
 export const SCHEDULE_TYPES = ["cron", "minutes", "hourly", "daily", "weekly"] as const;
+
+/**
+ * What an occurrence does while the schedule's previous run is still queued or running: skip it
+ * (the default), keep at most one waiting until that run ends, run every one, or cancel the
+ * previous run and start the new one. The ticker and backfills apply it (docs/triggers.md).
+ */
+export const OVERLAP_POLICIES = ["skip", "buffer_one", "allow_all", "cancel_running"] as const;
+
+/** The largest jitter (an hour); the database also refuses one as long as the gap between slots. */
+export const MAX_JITTER_SECONDS = 3600;
 
 /** Weekdays for the weekly preset. */
 export const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
@@ -29,6 +40,8 @@ export const scheduleConfigSchema = z
     weeklyTime: z.string().regex(TIME_OF_DAY).optional(),
     timezone: z.string().min(1).max(64).optional(),
     maxConsecutiveFailures: z.number().int().min(1).max(100).optional(),
+    overlap: z.enum(OVERLAP_POLICIES).optional(),
+    jitterSeconds: z.number().int().min(0).max(MAX_JITTER_SECONDS).optional(),
   })
   .strict();
 

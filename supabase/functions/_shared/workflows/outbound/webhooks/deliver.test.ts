@@ -39,9 +39,18 @@ describe("one delivery attempt", () => {
     expect(arrival.signatureValid).toBe(true);
     expect(record).toEqual({
       deliveryId: "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", attempt: 1, startedAt: new Date(Number(arrival.headers["service-timestamp"])).toISOString(),
-      durationMs: expect.any(Number), statusCode: 200, error: null, outcome: "delivered", retryInMs: null,
+      durationMs: expect.any(Number), statusCode: 200, error: null, responseExcerpt: null, outcome: "delivered", retryInMs: null,
     });
     expect(Date.parse(record.startedAt)).toBeGreaterThanOrEqual(before);
+  });
+
+  it("keeps the start of a refusal's body, what the receiver said, and nothing of a 2xx", async () => {
+    receiver.script("/gone", { status: 410, body: "No such hook: it was deleted on 2026-11-30" });
+    receiver.script("/chatty", { status: 500, body: "é".repeat(600) });
+    const gone = await attemptDelivery(delivery("/gone"), { timeoutMs: 2_000, send });
+    expect(gone).toMatchObject({ statusCode: 410, outcome: "failed", responseExcerpt: "No such hook: it was deleted on 2026-11-30" });
+    const chatty = await attemptDelivery(delivery("/chatty"), { timeoutMs: 2_000, send, timing: { random: () => 0.5 } });
+    expect(chatty.responseExcerpt).toBe("é".repeat(512));
   });
 
   it("waits for an attempt that is due a little later, and no longer than two seconds", async () => {
