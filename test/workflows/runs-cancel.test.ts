@@ -1,12 +1,12 @@
 /**
  * Cancelling runs through the runs API, over the gateway with real keys (docs/workflow-runs.md,
- * "Cancelling runs"): a sync, a streamed, a manual and an async run whose Function spins are stopped at once
- * (well before the test stack's 8 s sync time limit and the 10 s / 40 s heartbeats that were the
- * only way before), a queued and a parked run end in the call and free what they held, a second
- * cancel answers the run's state, who and why show on the run, another workspace's run is 404 and a
- * viewer's key 403, the bulk cancel's filters and cap, the completion webhook says `cancelled`, bad
- * input is a 400, and the section's curl examples run as written. Answers are checked against
- * docs/openapi.yaml.
+ * "Cancelling runs"): a sync, a streamed, a manual and an async run whose Function spins are
+ * stopped at once (well before the test stack's 8 s sync time limit and the 10 s / 40 s heartbeats
+ * that were the only way before); a queued run, one parked at a Wait and one paused at an approval
+ * end in the call and free what they held; a second cancel answers the run's state; who and why
+ * show on the run; another workspace's run is 404 and a viewer's key 403; the bulk cancel's filters
+ * and cap; the completion webhook says `cancelled`; bad input is a 400; and the section's curl
+ * examples run as written. Answers are checked against docs/openapi.yaml.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -194,6 +194,23 @@ describe("cancelling runs no worker holds", () => {
     const [{ messages }] = await sql<{ messages: number }[]>`select count(*)::int as messages from pgmq.q_workflow_runs where message ->> 'executionId' = ${runId}`;
     expect(messages).toBe(0);
   });
+});
+
+describe("cancelling a run paused at an approval", () => {
+  it("ends it in the call; the approval can no longer be answered", async () => {
+    const approving = await deployedWorkflow(workspace.members.editor, workspace.id, "Waits for a person", new WorkflowBuilder()
+      .block("api", "api_trigger", {}, { name: "API" })
+      .block("ok", "approval", { message: "Go?", approvers: ["approver@cancel.test"], timeoutMinutes: 60 }, { name: "Sign Off" })
+      .chain("api", "ok").build());
+    const runId = (await execute(approving, keys.editor, {}, { "X-Execution-Mode": "async" })).body.executionId as string;
+    await eventually("the run to pause at the approval", () => getRun(keys.editor, runId), (run) => (run.paused as { pauseKind?: string } | null)?.pauseKind === "approval", 40_000);
+    const answer = await cancel(keys.editor, `/api/v2/runs/${runId}/cancel`, { reason: "Nobody will answer" });
+    expect(answer.body.data).toMatchObject({ status: "cancelled", durablyRecorded: true, pausedCancelled: true });
+    const state = await runState(sql, runId);
+    expect([state.status, state.parkedUntil, state.leaseExpiresAt]).toEqual(["cancelled", null, null]);
+    const resumed = await call("POST", `/api/v2/runs/${runId}/resume`, { headers: { "X-API-Key": keys.editor }, body: { input: { decision: "approve" } } });
+    expect([resumed.status, resumed.body.code]).toEqual([409, "NOT_PAUSED"]);
+  }, 60_000);
 });
 
 describe("who may cancel, and bad input", () => {
