@@ -80,6 +80,8 @@ create table public.workflow_executions (
   max_attempts integer not null default 3,
   queue_message_id bigint,
   cancel_requested_at timestamptz,
+  cancel_requested_by jsonb,
+  cancel_reason text,
   cost_total numeric(20, 10) not null default 0,
   cost jsonb,
   output jsonb,
@@ -121,7 +123,9 @@ comment on column public.workflow_executions.lease_expires_at is 'While queued: 
 comment on column public.workflow_executions.attempt is 'How many times a worker has taken the run (sync runs: 1).';
 comment on column public.workflow_executions.max_attempts is 'Attempts after which a run whose worker keeps dying is failed.';
 comment on column public.workflow_executions.queue_message_id is 'The pgmq message of an async run in flight (queue workflow_runs).';
-comment on column public.workflow_executions.cancel_requested_at is 'When cancellation was asked for a running run; its worker sees it on its next heartbeat.';
+comment on column public.workflow_executions.cancel_requested_at is 'When cancellation was first asked for (a queued or parked run ends then; a running one is signalled at once and stops within moments, or at its next heartbeat).';
+comment on column public.workflow_executions.cancel_requested_by is 'Who first asked: {apiKeyId, apiKeyName, userId} (the key and its name when a key was used, the user behind a personal key or a signed-in cancel); null when the platform cancelled on its own.';
+comment on column public.workflow_executions.cancel_reason is 'Why, as the canceller wrote it (at most 500 characters), or null.';
 comment on column public.workflow_executions.cost_total is 'USD charged for the run: the base charge from admission, plus its model cost once finished.';
 comment on column public.workflow_executions.cost is 'The spec''s cost object {total, base, input, output, tokens {prompt, completion, total}, models {<model>: {input, output, total, tokens, priced}}}, once finished.';
 comment on column public.workflow_executions.output is 'The run''s final output.';

@@ -701,15 +701,18 @@ end;
 $$;
 comment on function public.heartbeat_workflow_run(uuid, integer, integer) is 'Extends a running run''s lease (a sync run''s only while it has not run out); tells its worker whether to go on and whether cancellation was requested. Service role only.';
 
-/** Cancels a run (docs/workflow-runs.md); a parked run, which no worker holds, is cancelled at once like a queued one. */
-create function public.cancel_workflow_run(p_execution_id uuid, p_api_key text default null, p_user_id uuid default null)
+/**
+ * Cancels a run (docs/workflow-runs.md, "Leases"), through workflows_private.cancel_run: a queued or
+ * parked run ends at once, a running one is signalled to stop. `p_reason` is kept as why (at most
+ * 500 characters); who is the key, or the user, given. Idempotent: an ended run is left as it is.
+ */
+create function public.cancel_workflow_run(p_execution_id uuid, p_api_key text default null, p_user_id uuid default null, p_reason text default null)
 returns jsonb
 language plpgsql
 security definer
 set search_path = ''
 as $$
 declare
-  v_now timestamptz := now();
   v_key public.api_keys;
   v_run public.workflow_executions;
   v_access text;
@@ -730,17 +733,14 @@ begin
   if v_access = 'forbidden' then
     return workflows_private.refusal(403, 'FORBIDDEN', 'Only a workspace editor or above may cancel runs');
   end if;
-  if v_run.status = 'queued' or (v_run.status = 'running' and v_run.parked_until is not null) then
-    perform workflows_private.close_run(v_run.id, 'cancelled', null, null, v_now);
-  elsif v_run.status = 'running' and v_run.cancel_requested_at is null then
-    update public.workflow_executions e set cancel_requested_at = v_now where e.id = v_run.id;
-  end if;
+  perform workflows_private.cancel_run(v_run, workflows_private.canceller(v_key, p_user_id), p_reason, now());
   select * into v_run from public.workflow_executions e where e.id = p_execution_id;
   return jsonb_build_object('status', 200, 'body', jsonb_build_object('executionId', v_run.id, 'status', v_run.status,
-    'cancelRequested', v_run.cancel_requested_at is not null));
+    -- A run still waiting for its worker to stop; a queued or parked one has already ended.
+    'cancelRequested', v_run.status = 'running' and v_run.cancel_requested_at is not null));
 end;
 $$;
-comment on function public.cancel_workflow_run(uuid, text, uuid) is 'Cancels a queued or parked run at once, asks a running one to stop. Service role only.';
+comment on function public.cancel_workflow_run(uuid, text, uuid, text) is 'Cancels a queued or parked run at once, signals a running one to stop, recording who and why. Service role only.';
 
 -- The sweeper ------------------------------------------------------------------------------------
 
@@ -779,7 +779,7 @@ revoke execute on function
   public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb),
   public.claim_workflow_runs(integer, integer, uuid[], jsonb),
   public.heartbeat_workflow_run(uuid, integer, integer),
-  public.cancel_workflow_run(uuid, text, uuid),
+  public.cancel_workflow_run(uuid, text, uuid, text),
   workflows_private.refusal(integer, text, text, jsonb),
   workflows_private.api_key_refusal(text),
   workflows_private.run_cost(numeric, jsonb),
@@ -797,7 +797,7 @@ grant execute on function
   public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb),
   public.claim_workflow_runs(integer, integer, uuid[], jsonb),
   public.heartbeat_workflow_run(uuid, integer, integer),
-  public.cancel_workflow_run(uuid, text, uuid)
+  public.cancel_workflow_run(uuid, text, uuid, text)
   to service_role;
 -- Sync leases (docs/workflow-runs.md, "Leases") -----------------------------------------------------
 -- Sync runs are admitted with a short lease that the serving instance renews with

@@ -61,7 +61,10 @@ comment on function workflows_private.run_state(public.workflow_run_status, time
 /**
  * The runs API's detail of run `p_run`: the list fields, then mode, deploymentVersion (null for a
  * manual run, which ran the draft), input (kept for async runs only), attempt, the whole cost object,
- * `error` (run_error), `output` (run_final_output), `paused` and `blocks`.
+ * `error` (run_error), `output` (run_final_output), `paused`, `cancellation` and `blocks`.
+ *
+ * `cancellation` is null unless a cancellation was asked for: {at, by {apiKeyId, apiKeyName, userId},
+ * reason}, kept even when the run ended otherwise before it could stop (its status says so).
  *
  * `paused` is null unless the run is paused: {pauseKind: "time", pausedAt, resumeAt}, pausedAt
  * being when the Wait that parked it was recorded; at an approval block (…032700_workflows-approvals.sql)
@@ -106,12 +109,14 @@ begin
       'pausedAt', (select c.recorded_at from workflows_private.run_checkpoints c
         where c.execution_id = p_run.id and c.kind = 'timer' order by c.seq desc limit 1),
       'resumeAt', p_run.parked_until)) end,
+    'cancellation', case when p_run.cancel_requested_at is not null then jsonb_build_object(
+      'at', p_run.cancel_requested_at, 'by', p_run.cancel_requested_by, 'reason', p_run.cancel_reason) end,
     'blocks', case when p_run.ended_at is not null then coalesce(p_run.trace_spans, '[]'::jsonb)
       else (select coalesce(jsonb_agg(c.checkpoint -> 'span' order by c.seq), '[]'::jsonb) from workflows_private.run_checkpoints c
         where c.execution_id = p_run.id and c.kind = 'completed') end);
 end;
 $$;
-comment on function workflows_private.run_detail(public.workflow_executions) is 'The runs API''s detail of a run: status, trigger, deployment version, input, timings, cost, error, output, pause and the blocks that ran.';
+comment on function workflows_private.run_detail(public.workflow_executions) is 'The runs API''s detail of a run: status, trigger, deployment version, input, timings, cost, error, output, pause, cancellation and the blocks that ran.';
 
 -- GET /api/v2/runs ---------------------------------------------------------------------------------
 

@@ -155,7 +155,7 @@ async function checkAdmitted(services: RunServices, run: AdmittedSync, prepared:
  */
 async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync, request: ExecuteRequest, assumedWorkspaceId: string | undefined): Promise<Response> {
   const logger = requestLogger(workflowLog, c.req.raw);
-  const lease = holdSyncLease({ call: services.call, log: (event, fields) => logger.warn(event, fields) }, run);
+  const lease = holdSyncLease({ call: services.call, log: (event, fields) => logger.warn(event, fields), cancelSignals: services.cancelSignals }, run);
   let streaming = false;
   try {
     let prepared: PreparedRun;

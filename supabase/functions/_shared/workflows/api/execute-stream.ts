@@ -44,9 +44,9 @@ export interface StreamedRun {
    */
   onEnded?: (ending: { result: ExecutionResult; output: unknown; chunks: readonly string[] }) => Promise<void>;
   /**
-   * The run's lease (run-lease.ts), when its caller keeps one: the run stops if it is lost or
-   * cancelled (a lost run ends with an error frame, recording nothing more), and the lease is
-   * released when the run ends.
+   * The run's lease (run-lease.ts), or the cancellation watch of a run that holds none (a chat's):
+   * the run stops if it is lost or cancelled (a lost run ends with an error frame, recording
+   * nothing more), and the lease is released when the run ends.
    */
   lease?: SyncLease;
 }

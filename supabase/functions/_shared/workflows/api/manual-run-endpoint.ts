@@ -20,6 +20,7 @@ import { MAX_REQUEST_BODY_BYTES } from "../core/limits.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, StoredResponse } from "../runs/lifecycle-answers.ts";
 import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
+import { watchCancellation } from "../runs/run-lease.ts";
 import { refusalError } from "./refusals.ts";
 import { manualAnswer, toHttpResponse } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
@@ -52,6 +53,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
   if (answer.outcome === "refused") throw refusalError(answer);
   if (answer.outcome !== "admitted" || answer.status !== 200) throw new Error(`admit answered a manual run with ${answer.outcome} ${answer.status}`);
 
+  const watched = watchCancellation(services.cancelSignals, answer.executionId);
   try {
     let prepared: PreparedRun;
     try {
@@ -65,7 +67,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     let result;
     try {
       result = await runWorkflow({
-        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: request.signal,
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: AbortSignal.any([request.signal, watched.signal]),
         timeoutMs: Math.min(body.timeoutMs ?? services.syncTimeoutMs, services.syncTimeoutMs), services: { files },
       });
     } catch (error) {
@@ -80,5 +82,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     requestLogger(workflowLog, request).error("run_failed_unexpectedly", { executionId: answer.executionId, error });
     await recordUnexpectedEnd(services.call, answer.executionId, error);
     throw error;
+  } finally {
+    watched.release();
   }
 }

@@ -8,6 +8,7 @@
  *   GET /api/v2/workflows/{workflowId}/runs/{runId}    the same run, if it is that workflow's
  *   POST /api/v2/runs/{runId}/resume                   answer the approval it waits at (runs-resume.ts)
  *   POST /api/v2/workflows/{workflowId}/runs/{runId}/resume   the same, Sim's path
+ *   POST …/cancel                                      cancelling runs (runs-cancel-endpoint.ts)
  *
  * Each request needs an `x-api-key` (401 without), has its query or path parsed here (400; an id
  * that is not a UUID names nothing: 404), and is answered by one SQL function (keyed-read.ts) that
@@ -24,6 +25,7 @@ import { encodeCursor } from "./keyset-cursor.ts";
 import { pathId } from "./read-endpoints.ts";
 import { runPosition, runsArguments, runsQuery } from "./runs-schemas.ts";
 import { resumeRun } from "./runs-resume.ts";
+import { cancelRun, cancelRuns } from "./runs-cancel-endpoint.ts";
 
 /** Where the `api` function mounts the runs API. */
 export const RUNS_PREFIX = "/api/v2";
@@ -58,6 +60,9 @@ export function createRunsApp({ rpc = callService }: KeyedReadOptions = {}): Hon
       { method: "GET", path: "/workflows/:workflowId/runs/:runId", handle: (c) => oneRun(c, rpc) },
       { method: "POST", path: "/runs/:runId/resume", handle: (c) => resumeRun(c, rpc) },
       { method: "POST", path: "/workflows/:workflowId/runs/:runId/resume", handle: (c) => resumeRun(c, rpc) },
+      { method: "POST", path: "/runs/cancel", handle: (c) => cancelRuns(c, rpc) },
+      { method: "POST", path: "/runs/:runId/cancel", handle: (c) => cancelRun(c, rpc) },
+      { method: "POST", path: "/workflows/:workflowId/runs/:runId/cancel", handle: (c) => cancelRun(c, rpc) },
     ],
     { errors, logger: workflowLog },
   );

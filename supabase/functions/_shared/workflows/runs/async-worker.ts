@@ -23,6 +23,7 @@ import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
 import { durabilityOf, parkRun } from "./durable-run.ts";
 import { keepAlive } from "./run-lease.ts";
+import type { CancelSignals } from "./cancel-signals.ts";
 import { endingOf, finishRun, prepareRun, recordUnexpectedEnd } from "./run-lifecycle.ts";
 import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
@@ -40,6 +41,8 @@ export interface WorkerServices {
   invocationBudgetMs: number;
   /** Errors worth a log line (a run that broke the worker's own code). */
   log(event: string, fields: Record<string, unknown>): void;
+  /** Where a run hears at once that it was cancelled (cancel-signals.ts). */
+  cancelSignals: CancelSignals;
 }
 
 /** What the poller sends. */
