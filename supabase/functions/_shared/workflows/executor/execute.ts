@@ -46,8 +46,9 @@ export interface ExecuteOptions {
   /** Called with each piece of text a block streams (`BlockRun.emitChunk`), tagged with its block id, secrets masked; errors thrown by it are ignored. */
   onChunk?: (blockId: string, chunk: string) => void;
   /**
-   * Makes the run durable (durable.ts): checkpoints at block boundaries, replay of an earlier
-   * attempt's history, long Waits that park. The async worker gives it; synchronous runs do not.
+   * Makes the run durable (durable.ts): checkpoints at block boundaries, replay of a history (an
+   * earlier attempt's, or a re-run's original), long Waits that park. The async worker's records as
+   * it goes; a sync run's collects in memory and never parks.
    */
   durable?: Durability;
 }

@@ -33,14 +33,21 @@ export interface TimerCheckpoint {
 /** One entry of a run's history. */
 export type Checkpoint = CompletedCheckpoint | TimerCheckpoint;
 
-/** What makes a run durable: given by the async worker, never by the synchronous endpoints. */
+/**
+ * What makes a run durable: the async worker gives one that records to the database as the run goes
+ * (runs/durable-run.ts); a sync run one that collects its outcomes in memory for one write at its end
+ * (runs/collected-outcomes.ts), and a re-run from a block replays its original's outcomes through it.
+ */
 export interface Durability {
   /** The run's history from earlier attempts, in the order it was recorded. */
   history: readonly Checkpoint[];
   /** Persists a checkpoint; the run goes on only once it resolves. A rejection stops the run. */
   record(checkpoint: Checkpoint): Promise<void>;
-  /** Waits longer than this park the run instead of sleeping. */
-  parkAfterMs: number;
+  /**
+   * Waits longer than this park the run instead of sleeping; null for a run that never parks (a sync
+   * run: its Waits sleep, and a block sees `durable: false`).
+   */
+  parkAfterMs: number | null;
 }
 
 /** The run's abort reason when it parks: ends the attempt, successfully, until `resumeAt`. */

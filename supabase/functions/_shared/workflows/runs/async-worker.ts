@@ -16,14 +16,13 @@
  * Runs are durable (durable-run.ts): each completed block is checkpointed, a later attempt resumes
  * from the checkpoints, and a long Wait parks the run (park_workflow_run) instead of holding a slot.
  */
-import type { TriggerKind } from "../core/context.ts";
 import { runWorkflow } from "./run-workflow.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
 import { durabilityOf, parkRun } from "./durable-run.ts";
 import { keepAlive } from "./run-lease.ts";
-import { endingOf, finishRun, prepareRun, recordUnexpectedEnd } from "./run-lifecycle.ts";
+import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, triggerOf } from "./run-lifecycle.ts";
 import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
 
@@ -67,13 +66,8 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       return;
     }
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
-    const trigger = {
-      kind: run.trigger as TriggerKind,
-      ...(run.triggerBlockId ? { blockId: run.triggerBlockId } : {}),
-      ...(run.input !== null && run.input !== undefined ? { input: run.input } : {}),
-    };
     const result = await runWorkflow({
-      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
+      workflow: prepared.compiled, trigger: triggerOf(run), env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
       timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files },
       durable: durabilityOf(services.call, run, services.parkAfterMs, onLost),
     });
