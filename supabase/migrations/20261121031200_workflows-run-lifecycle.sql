@@ -567,6 +567,9 @@ begin
   if p_duration_ms < 0 then
     raise exception 'finish_workflow_run: duration cannot be negative' using errcode = '22023';
   end if;
+  if p_checkpoints is not null and jsonb_typeof(p_checkpoints) <> 'array' then
+    raise exception 'finish_workflow_run: checkpoints must be an array' using errcode = '22023';
+  end if;
   if p_model_usage is not null and p_model_usage <> '[]'::jsonb then
     v_models := public.price_model_usage(p_model_usage, v_now);
     v_model_cost := (v_models ->> 'total')::numeric;
