@@ -6,11 +6,13 @@
 -- (workflow_executions.rerun_of) and pinned to the deployment that run executed. What it needs of the
 -- original is kept with the original and goes when it goes:
 --
--- - its input: every run now records its trigger input (admit_workflow_run), sync ones included;
+-- - its input: every run now records its trigger input (admit_workflow_run), sync ones included
+--   (the execute endpoint leaves out a sync input sent in a body over 1 MiB);
 -- - its block outcomes: an async run's checkpoints are no longer deleted when it ends, and a sync
 --   run's, collected in memory as it ran, are written in one batch by finish_workflow_run
---   (store_run_checkpoints, below). A fromBlock re-run replays those of the blocks that do not
---   depend on the named block, and runs that block and what depends on it again.
+--   (store_run_checkpoints, below); either way, what outlives the run is masked as its trace is.
+--   A fromBlock re-run replays those of the blocks that do not depend on the named block, and runs
+--   that block and what depends on it again.
 --
 -- This file holds what only re-runs use; the changed admit, finish and read functions are in their
 -- home migrations (…031200_workflows-run-lifecycle.sql, …032400_workflows-runs-api.sql).
@@ -19,7 +21,7 @@
  * Why run `p_original` cannot be re-run, as admit_workflow_run's refusal, or null when it can:
  * 409 RERUN_NOT_SUPPORTED for a manual run (it ran a draft, not a deployment); 409 RUN_IN_PROGRESS
  * for a run still queued or running (paused included); 410 RUN_DATA_EXPIRED when what the re-run
- * needs is no longer kept: the input (unless `p_new_input`: the caller sends one) or, for a fromBlock
+ * needs is not kept: the input (unless `p_new_input`: the caller sends one) or, for a fromBlock
  * re-run (`p_from_block`), the run's recorded block outcomes. The caller has already checked that
  * the run exists and that it may run its workflow.
  */
@@ -46,7 +48,7 @@ begin
   end if;
   if not p_new_input and p_original.input is null then
     return workflows_private.refusal(410, 'RUN_DATA_EXPIRED',
-      format('The input of run %s is no longer kept; re-run it with an input', p_original.id));
+      format('The input of run %s is not kept (a sync run does not keep an input sent in a body over 1 MiB); re-run it with an input', p_original.id));
   end if;
   return null;
 end;
@@ -74,9 +76,10 @@ comment on function workflows_private.completed_checkpoints(uuid) is 'A run''s c
 /**
  * Stores many checkpoints of one run in one statement: `p_checkpoints` is a JSON array of what
  * record_workflow_checkpoint takes one at a time, in the order they were recorded (the history's
- * order). A key already stored keeps its first record, as record_workflow_checkpoint does.
- * finish_workflow_run calls it with a sync run's collected outcomes; a sync run that stops before its
- * end (an approval's pause) stores what it collected so far the same way. Malformed entries raise 22023.
+ * order). A key already stored takes the checkpoint given, keeping its place in the order: an async
+ * run's finish stores its whole history masked over the unmasked records its attempts resumed from.
+ * finish_workflow_run calls it with a run's kept outcomes; a sync run that stops before its end (an
+ * approval's pause) stores what it collected so far the same way. Malformed entries raise 22023.
  */
 create function workflows_private.store_run_checkpoints(p_execution_id uuid, p_attempt integer, p_checkpoints jsonb)
 returns void
@@ -95,7 +98,7 @@ begin
   select p_execution_id, x.checkpoint ->> 'kind', x.checkpoint ->> 'key', p_attempt, x.checkpoint
   from jsonb_array_elements(p_checkpoints) with ordinality x(checkpoint, position)
   order by x.position
-  on conflict do nothing;
+  on conflict (execution_id, kind, key) do update set checkpoint = excluded.checkpoint;
 end;
 $$;
 comment on function workflows_private.store_run_checkpoints(uuid, integer, jsonb) is 'Stores a batch of a run''s checkpoints in one statement (a sync run''s collected outcomes at its finish).';

@@ -165,6 +165,26 @@ describe("re-running runs", () => {
     expect(counter.attempts(upKey)).toBe(2);
   });
 
+  it("keeps what a run leaves for re-runs masked, sync or async, and replays it masked", async () => {
+    expect((await workspace.owner.client.rpc("set_environment_variable", { p_workspace_id: workspace.id, p_name: "TOKEN", p_value: "tok-3f9a1c77" })).error).toBeNull();
+    const leaky = await deployedWorkflow(workspace.members.editor, workspace.id, "Leaky", new WorkflowBuilder()
+      .block("api", "api_trigger", {}, { name: "API" })
+      .block("leak", "function", { code: "return 'token ' + {{TOKEN}};" }, { name: "Leak" })
+      .block("echo", "function", { code: "return <leak.result>;" }, { name: "Echo" })
+      .chain("api", "leak", "echo").build());
+    const sync = await execute(leaky, keys.editor, {});
+    expect(sync.body.output).toEqual({ result: "token ***", stdout: "" });
+    const queued = await execute(leaky, keys.editor, {}, { "X-Execution-Mode": "async" });
+    const asyncId = queued.body.executionId as string;
+    await eventually("the async run to complete", () => detail(keys.editor, asyncId), (run) => run.status === "completed", 30_000);
+    const kept = await sql<{ id: string; rows: number; leaks: number }[]>`select execution_id as id, count(*)::int as rows,
+      count(*) filter (where checkpoint::text like '%tok-3f9a1c77%')::int as leaks
+      from workflows_private.run_checkpoints where execution_id in (${sync.body.executionId as string}, ${asyncId}) group by execution_id order by 1`;
+    expect(kept.map((row) => [row.rows, row.leaks])).toEqual([[3, 0], [3, 0]]);
+    const fromEcho = await rerun(keys.editor, asyncId, { fromBlock: "echo" });
+    expect(fromEcho.body.output).toEqual({ result: "token ***", stdout: "" });
+  });
+
   it("answers another workspace's run 404, never 403, and a viewer 403", async () => {
     const original = await execute(greeter, keys.editor, { name: "Ana", times: 1 });
     const originalId = original.body.executionId as string;
@@ -203,6 +223,15 @@ describe("re-running runs", () => {
     expect([noInput.status, noInput.body.code]).toEqual([410, "RUN_DATA_EXPIRED"]);
     const withInput = await rerun(keys.editor, originalId, { input: { who: "Eva" } });
     expect([withInput.status, (withInput.body as { who?: string }).who]).toEqual([200, "Eva"]);
+
+    // A sync input sent in a body over 1 MiB is run but not kept; a re-run's body is at most 1 MiB.
+    const large = await execute(greeter, keys.editor, { name: "x".repeat(1024 * 1024), times: 1 });
+    expect(large.status).toBe(200);
+    expect((await detail(keys.editor, large.body.executionId as string)).input).toBeNull();
+    const notKept = await rerun(keys.editor, large.body.executionId as string);
+    expect([notKept.status, notKept.body.code]).toEqual([410, "RUN_DATA_EXPIRED"]);
+    const tooLarge = await rerun(keys.editor, large.body.executionId as string, { input: { name: "x".repeat(1024 * 1024), times: 1 } });
+    expect([tooLarge.status, tooLarge.body.code]).toEqual([413, "BODY_TOO_LARGE"]);
 
     const [{ deployment }] = await sql<{ deployment: string }[]>`select deployment_id as deployment from public.workflow_executions where id = ${originalId}`;
     await sql`delete from public.workflow_deployments where id = ${deployment}`;

@@ -32,7 +32,7 @@ import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { refusalError } from "./refusals.ts";
 import { executeAnswer, toHttpResponse } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
-import { executeControlSchema, MAX_EXECUTE_BODY_BYTES, type ExecuteControls } from "./schemas.ts";
+import { executeControlSchema, MAX_EXECUTE_BODY_BYTES, MAX_KEPT_INPUT_BYTES, type ExecuteControls } from "./schemas.ts";
 import { resolveSelectedOutputs, selectedOutput, type SelectedOutput } from "./selected-outputs.ts";
 import { streamRun } from "./execute-stream.ts";
 
@@ -47,6 +47,8 @@ interface ExecuteRequest {
   controls: ExecuteControls;
   /** The body without its control fields: the trigger's input. */
   input: unknown;
+  /** Whether a sync run keeps its input for re-runs (a body of at most MAX_KEPT_INPUT_BYTES). */
+  keepsInput: boolean;
 }
 
 /** The job link of an async run, as Sim's clients read it (`taskId` is the execution id). */
@@ -107,7 +109,14 @@ async function readExecuteRequest(c: Context, services: RunServices): Promise<Ex
     timeoutMs,
     controls,
     input,
+    keepsInput: mode === "async" || bodySize(request, body) <= MAX_KEPT_INPUT_BYTES,
   };
+}
+
+/** The body's size in bytes: its Content-Length, or (a chunked body) the parsed body's JSON length. */
+function bodySize(request: Request, body: unknown): number {
+  const declared = request.headers.get("content-length");
+  return declared !== null ? Number(declared) : new TextEncoder().encode(JSON.stringify(body) ?? "").length;
 }
 
 /** The answer to a repeated Idempotency-Key: the first execution's answer, or its job link. */
@@ -204,7 +213,7 @@ async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync,
     });
     if (lease.lost) return Response.json(recordedFailure(run.executionId, 500, { ...WORKER_LOST, failedBlock: null }), { status: 500, headers });
     const answer = executeAnswer(result, selected ? selectedOutput(selected, result.traceSpans) : result.output);
-    await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer, checkpoints: outcomes.collected });
+    await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer, checkpoints: outcomes.kept });
     return toHttpResponse(answer, headers);
   } finally {
     if (!streaming) lease.release();
@@ -235,7 +244,7 @@ export async function handleExecute(c: Context, services: RunServices): Promise<
     p_trigger: "api",
     p_mode: request.mode,
     p_api_key: request.apiKey,
-    p_input: request.input,
+    p_input: request.keepsInput ? request.input : null,
     p_idempotency_key: request.idempotencyKey,
     p_request_hash: request.requestHash,
     p_cached_deployment_ids: hints.p_cached_deployment_ids ?? null,

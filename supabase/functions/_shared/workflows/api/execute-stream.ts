@@ -23,7 +23,7 @@ import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
 import { WORKER_LOST, type SyncLease } from "../runs/run-lease.ts";
 import { endingOf, finishRun, recordUnexpectedEnd, type PreparedRun } from "../runs/run-lifecycle.ts";
 import type { RecordingFileStore } from "../runs/storage-files.ts";
-import type { CollectingDurability } from "../runs/collected-outcomes.ts";
+import type { KeptDurability } from "../executor/replay.ts";
 import { executeAnswer } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
 import { chunkText, selectedOutput, selectedValue, type SelectedOutput } from "./selected-outputs.ts";
@@ -51,7 +51,7 @@ export interface StreamedRun {
    */
   lease?: SyncLease;
   /** The run's block outcomes, collected as it goes and stored with its finish (API runs, for re-runs). */
-  outcomes?: CollectingDurability;
+  outcomes?: KeptDurability;
 }
 
 /** Starts the run and answers with its event stream (see the module comment). */
@@ -92,7 +92,7 @@ export function streamRun(options: StreamedRun): Response {
         return;
       }
       const output = selected ? selectedOutput(selected, result.traceSpans) : result.output;
-      await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: executeAnswer(result, output), checkpoints: options.outcomes?.collected });
+      await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: executeAnswer(result, output), checkpoints: options.outcomes?.kept });
       await options.onEnded?.({ result, output, chunks: sent }).catch((error) => {
         requestLogger(workflowLog, options.request).error("stream_end_hook_failed", { executionId: run.executionId, error });
       });

@@ -2,7 +2,7 @@
  * `POST /api/v2/runs/{runId}/rerun` (docs/workflow-runs.md, "Re-running runs"): starts a new run of
  * what run {runId} ran, linked to it, and answers as a synchronous execute does.
  *
- *   parse (401 no key, 404 an id that is not a UUID, 413, 400 INVALID_BODY) →
+ *   parse (401 no key, 404 an id that is not a UUID, 413 over 1 MiB, 400 INVALID_BODY) →
  *   admit_workflow_run with p_rerun_of (401, 404 for a run the key may not see, 403, 409
  *   RERUN_NOT_SUPPORTED / RUN_IN_PROGRESS, 410 RUN_DATA_EXPIRED / DEPLOYMENT_GONE, 402, 429) →
  *   check against the version the original ran (400 UNKNOWN_BLOCK / NESTED_BLOCK, 400 INVALID_INPUT) →
@@ -27,7 +27,7 @@ import { pathId } from "./read-endpoints.ts";
 import { refusalError } from "./refusals.ts";
 import type { RunServices } from "./run-services.ts";
 import { rerunBody } from "./runs-rerun-schemas.ts";
-import { MAX_EXECUTE_BODY_BYTES } from "./schemas.ts";
+import { MAX_KEPT_INPUT_BYTES } from "./schemas.ts";
 
 /** Serves one re-run request (see the module comment). */
 export async function handleRerun(c: Context, services: RunServices): Promise<Response> {
@@ -35,7 +35,7 @@ export async function handleRerun(c: Context, services: RunServices): Promise<Re
   const apiKey = apiKeyOf(request);
   const runId = pathId(c, "runId", "Run");
   const empty = hasNoBody(request);
-  const body = validate(rerunBody, empty ? {} : await readJson(request, { errors, maxBytes: MAX_EXECUTE_BODY_BYTES, contentType: null }), "body", errors);
+  const body = validate(rerunBody, empty ? {} : await readJson(request, { errors, maxBytes: MAX_KEPT_INPUT_BYTES, contentType: null }), "body", errors);
 
   const answer = (await services.call("admit_workflow_run", {
     p_rerun_of: runId,

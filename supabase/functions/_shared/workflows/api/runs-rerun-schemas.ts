@@ -1,6 +1,7 @@
 /**
  * The body of POST /api/v2/runs/{runId}/rerun (docs/workflow-runs.md, "Re-running runs"; the same
- * shape is in docs/openapi.yaml). Empty (or `{}`): re-run with the original input. `input`: re-run
+ * shape is in docs/openapi.yaml), at most 1 MiB (MAX_KEPT_INPUT_BYTES: the re-run keeps its input).
+ * Empty (or `{}`): re-run with the original input. `input`: re-run
  * with this input instead, checked as execute checks one. `fromBlock`: run that top-level block and
  * what depends on it again, replaying the original's other blocks, its trigger (and so its input)
  * included, which is why the two do not combine. Unknown fields are refused, so a misspelt

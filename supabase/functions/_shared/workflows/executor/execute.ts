@@ -121,6 +121,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     options.signal?.removeEventListener("abort", cancel);
   }
   const endTime = Date.now();
+  options.durable?.close?.((value) => run.redactor.redact(value));
   const response = run.response;
   const result = run.redactor.redact<ExecutionResult>({
     executionId: run.executionId,

@@ -48,6 +48,21 @@ export interface Durability {
    * run: its Waits sleep, and a block sees `durable: false`).
    */
   parkAfterMs: number | null;
+  /**
+   * Called once when the run has ended (or parked), with the run's final masking: what a Durability
+   * keeps past the run's end is kept masked, as its trace is (outputs and variables are recorded
+   * unmasked, since the blocks after them must see what they saw).
+   */
+  close?(mask: <T>(value: T) => T): void;
+}
+
+/**
+ * A Durability that also keeps its whole history in memory (the one it was given, then what it
+ * recorded), masked once the run has ended: what the run's finish stores for re-runs.
+ */
+export interface KeptDurability extends Durability {
+  readonly kept: readonly Checkpoint[];
+  close(mask: <T>(value: T) => T): void;
 }
 
 /** The run's abort reason when it parks: ends the attempt, successfully, until `resumeAt`. */

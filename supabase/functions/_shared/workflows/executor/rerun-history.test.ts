@@ -47,8 +47,17 @@ describe("a sync run's collected outcomes", () => {
     const result = await run(builder, { durable: outcomes, services: { clock } });
     expect(result.status).toBe("success");
     expect(slept).toEqual([300_000]);
-    expect(outcomes.collected.map((checkpoint) => checkpoint.key).sort()).toEqual(
+    expect(outcomes.kept.map((checkpoint) => checkpoint.key).sort()).toEqual(
       ["four", "one", "pause", "side", "start", "three[repeat:0]", "three[repeat:1]", "three[repeat:2]", "two"]);
+  });
+
+  it("keeps them masked once the run has ended, as its trace is", async () => {
+    const outcomes = collectingDurability();
+    const builder = flow().block("leak", "function", fn("return 'token ' + {{TOKEN}};"), { name: "Leak" }).chain("start", "leak");
+    const result = await run(builder, { durable: outcomes, env: { TOKEN: "s3cr3t-value" } });
+    expect(result.output).toEqual({ result: "token ***", stdout: "" });
+    expect(JSON.stringify(outcomes.kept)).not.toContain("s3cr3t-value");
+    expect(outcomes.kept.find((checkpoint) => checkpoint.key === "leak")).toMatchObject({ output: { result: "token ***" } });
   });
 });
 
@@ -57,7 +66,7 @@ describe("a fromBlock re-run's history", () => {
     const original = collectingDurability();
     await run(steps(), { durable: original });
 
-    const fromFour = rerunHistory(compileWorkflow(steps().build()), completed(original.collected), "four");
+    const fromFour = rerunHistory(compileWorkflow(steps().build()), completed(original.kept), "four");
     if (!fromFour.ok) throw new Error(fromFour.message);
     expect(fromFour.history.map((checkpoint) => checkpoint.key)).not.toContain("four");
     const counted = countedFunctions();
@@ -67,14 +76,14 @@ describe("a fromBlock re-run's history", () => {
     expect(again.output).toEqual({ result: { two: 2, loop: [{ result: 0, stdout: "" }, { result: 10, stdout: "" }, { result: 20, stdout: "" }] }, stdout: "" });
     expect(Object.fromEntries(counted.runs)).toEqual({ four: 1 });
     // The re-run's own history is whole: what it replayed, then what it ran.
-    expect(rerun.collected.map((checkpoint) => checkpoint.key).at(-1)).toBe("four");
-    expect(rerun.collected).toHaveLength(original.collected.length);
+    expect(rerun.kept.map((checkpoint) => checkpoint.key).at(-1)).toBe("four");
+    expect(rerun.kept).toHaveLength(original.kept.length);
   });
 
   it("runs a named loop again whole, with its body's instances", async () => {
     const original = collectingDurability();
     await run(steps(), { durable: original });
-    const fromLoop = rerunHistory(compileWorkflow(steps().build()), completed(original.collected), "repeat");
+    const fromLoop = rerunHistory(compileWorkflow(steps().build()), completed(original.kept), "repeat");
     if (!fromLoop.ok) throw new Error(fromLoop.message);
     expect(fromLoop.history.map((checkpoint) => checkpoint.key).sort()).toEqual(["one", "side", "start", "two"]);
     const counted = countedFunctions();

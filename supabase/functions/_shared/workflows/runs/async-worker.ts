@@ -66,10 +66,10 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       return;
     }
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
+    const durable = durabilityOf(services.call, run, services.parkAfterMs, onLost);
     const result = await runWorkflow({
       workflow: prepared.compiled, trigger: triggerOf(run), env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
-      timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files },
-      durable: durabilityOf(services.call, run, services.parkAfterMs, onLost),
+      timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files }, durable,
     });
     if (result.status === "parked") {
       const parked = await parkRun(services.call, run, result.resumeAt as string);
@@ -78,7 +78,8 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       return;
     }
     if (lost) return;
-    await finishRun(services.call, run.executionId, endingOf(result, files.files));
+    // Its history is kept for re-runs, masked (it was recorded unmasked, for the blocks after each).
+    await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), checkpoints: durable.kept });
   } catch (error) {
     services.log("async_run_failed", { executionId: run.executionId, attempt: run.attempt, error });
     // A lost database connection (a 503 of ours) is no failure of the run: it is left to its lease,

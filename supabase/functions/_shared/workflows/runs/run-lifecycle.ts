@@ -57,7 +57,7 @@ export interface RunEnding {
   modelUsage?: ModelUsage[];
   durationMs?: number;
   response?: StoredResponse | null;
-  /** A sync run's collected block outcomes (collected-outcomes.ts), stored with its end in one write. */
+  /** The run's kept block outcomes, masked (replay.ts's KeptDurability), stored with its end in one write. */
   checkpoints?: readonly Checkpoint[];
 }
 
