@@ -255,6 +255,7 @@ describe("re-running runs", () => {
 });
 
 describe("the re-run curl examples in docs/workflow-runs.md", () => {
+  // Each command is a bash and a curl process: seconds apiece on a loaded 2-core machine.
   it("run as written against the seeded demo workflow", async () => {
     // The run they re-run: Hello API, run once with the demo key (its Reply answers {message}).
     const original = await execute("f5000000-0000-4000-8000-000000000003", "orb_local_only_demo_key_000000000000000000000000", { name: "Ana", excited: false });
@@ -282,5 +283,5 @@ describe("the re-run curl examples in docs/workflow-runs.md", () => {
     expect(answers.slice(0, 3)).toEqual([{ message: "Hello, Ana." }, { message: "Hello, Bea!" }, { message: "Hello, Ana." }]);
     // The newest run of the workflow is the last re-run, from the Greet block, linked to the original.
     expect((answers[3].data as { rerunOf: string }[])[0].rerunOf).toBe(runId);
-  });
+  }, 120_000);
 });
