@@ -60,8 +60,9 @@ comment on function workflows_private.run_state(public.workflow_run_status, time
 
 /**
  * The runs API's detail of run `p_run`: the list fields, then mode, deploymentVersion (null for a
- * manual run, which ran the draft), input (kept for async runs only), attempt, the whole cost object,
- * `error` (run_error), `output` (run_final_output), `paused`, `cancellation` and `blocks`.
+ * manual run, which ran the draft), input, rerunFromBlock (a fromBlock re-run's block), attempt, the
+ * whole cost object, `error` (run_error), `output` (run_final_output), `paused`, `cancellation` and
+ * `blocks`.
  *
  * `cancellation` is null unless a cancellation was asked for: {at, by {apiKeyId, apiKeyName, userId},
  * reason}, kept even when the run ended otherwise before it could stop (its status says so).
@@ -94,6 +95,8 @@ begin
     'startedAt', p_run.started_at,
     'endedAt', p_run.ended_at,
     'durationMs', p_run.duration_ms,
+    'rerunOf', p_run.rerun_of,
+    'rerunFromBlock', p_run.rerun_from_block,
     'attempt', p_run.attempt,
     'cost', coalesce(p_run.cost, workflows_private.run_cost(p_run.cost_total, null)),
     'error', workflows_private.run_error(p_run.status, p_run.error_code, p_run.error_message, p_run.failed_block),
@@ -127,7 +130,7 @@ comment on function workflows_private.run_detail(public.workflow_executions) is 
  * one status (run_state's words), one trigger, admitted from/to (inclusive). The page is `p_limit`
  * (1–100) runs after the cursor (`p_cursor_created_at`, `p_cursor_id`: the last run of the
  * previous page). Each entry: {runId, workflowId, status, trigger, createdAt, startedAt, endedAt,
- * durationMs, cost {total}}.
+ * durationMs, rerunOf (the run a re-run re-ran, or null), cost {total}}.
  *
  * Answers {status: 200, body: {data, nextCursor: {createdAt, id} | null}, rateLimit} (the edge
  * function makes the cursor opaque and the rate limit headers), or a refusal: 401, 429, 404
@@ -217,7 +220,7 @@ begin
     select jsonb_agg(jsonb_build_object(
         'runId', e.id, 'workflowId', e.workflow_id, 'status', workflows_private.run_state(e.status, e.parked_until),
         'trigger', e.trigger, 'createdAt', e.created_at, 'startedAt', e.started_at, 'endedAt', e.ended_at,
-        'durationMs', e.duration_ms, 'cost', jsonb_build_object('total', trim_scale(e.cost_total))) order by e.n) filter (where e.n <= $10),
+        'durationMs', e.duration_ms, 'rerunOf', e.rerun_of, 'cost', jsonb_build_object('total', trim_scale(e.cost_total))) order by e.n) filter (where e.n <= $10),
       count(*), (array_agg(e.created_at) filter (where e.n = $10))[1], (array_agg(e.id) filter (where e.n = $10))[1]
     from page as e
     $q$, v_direction, v_rows)

@@ -7,7 +7,7 @@
  * The answer shows the Response block's settings instead of applying them, and the trace.
  */
 import type { Context } from "hono";
-import { readJson, readParams, validate } from "../../http/body.ts";
+import { hasNoBody, readJson, readParams, validate } from "../../http/body.ts";
 import { resolveCaller } from "../../http/caller.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
@@ -41,7 +41,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
   if (!caller.verified) throw new HttpError(401, "UNAUTHORIZED", "The access token was not signed by this project's keys");
   const { id } = readParams(c.req.param() as Record<string, string>, errors);
   if (!isUuid(id)) throw new HttpError(404, "NOT_FOUND", `Workflow ${id} not found`);
-  const empty = request.body === null || request.headers.get("content-length") === "0";
+  const empty = hasNoBody(request);
   const body = validate(manualRunBodySchema, empty ? {} : await readJson(request, { errors, maxBytes: MAX_REQUEST_BODY_BYTES, contentType: null }), "body", errors);
 
   const hints = services.cache.admitHints(id);
