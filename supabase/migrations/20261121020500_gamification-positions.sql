@@ -277,7 +277,9 @@ create table gamificacao.faixas_pontos (
   -- No check (quantidade >= 0), as in faixas_ranking: the upsert's proposed row may carry a -1.
   quantidade integer not null,
   primary key (periodo, periodo_inicio, chave)
-);
+)
+-- Updated by every scoring: room on each page keeps the updates HOT (see faixas_ranking).
+with (fillfactor = 50);
 comment on table gamificacao.faixas_pontos is
   'Technicians per tie key (exact points and time slot of the last scoring) on each period''s board of all levels: the part of a national position inside its fine rank bucket.';
 comment on column gamificacao.faixas_pontos.chave is 'pontos × 64 + gamificacao.fatia_empate() of the last scoring (gamificacao.chave_empate).';
@@ -358,7 +360,9 @@ create table gamificacao.faixas_cidades (
   -- No check (quantidade >= 0), as in faixas_ranking: the upsert's proposed row may carry a -1.
   quantidade integer not null,
   primary key (periodo, periodo_inicio, cidade_id, escala, faixa)
-);
+)
+-- Updated by every scoring: room on each page keeps the updates HOT (see faixas_ranking).
+with (fillfactor = 50);
 comment on table gamificacao.faixas_cidades is
   'Technicians per points bucket of each period''s city boards, at the two scales of gamificacao.faixas_ranking: the part of a local position outside its fine bucket.';
 comment on column gamificacao.faixas_cidades.cidade_id is 'The city board (gamificacao.totais_periodo.cidade_id).';
