@@ -109,9 +109,12 @@ async function resetStatements(admin: Sql): Promise<boolean> {
 /** The statements that took the most time over the profiled actions (nested ones included), ms and rows an action. */
 async function printStatements(admin: Sql, actions: number): Promise<void> {
   const top = await admin<{ calls: number; ms: number; rows: number; query: string }[]>`
-    select calls::int, total_exec_time as ms, rows::int, regexp_replace(query, '\s+', ' ', 'g') as query
+    select calls::int, total_exec_time as ms, rows::int, regexp_replace(query, '\\s+', ' ', 'g') as query
     from extensions.pg_stat_statements
-    where dbid = (select oid from pg_database where datname = current_database()) and query !~* 'pg_stat_statements|pg_stat_|set_config'
+    -- The scoring's own statements: nested ones, and the top-level call (the stack's other clients,
+    -- PostgREST's and postgres-meta's catalog reads, run top-level statements of their own).
+    where dbid = (select oid from pg_database where datname = current_database())
+      and (not toplevel or query ~ 'gamificacao_registrar') and query !~* 'pg_stat_|set_config'
     order by total_exec_time desc limit 20`;
   console.log(`
 pg_stat_statements (track = 'all'), the 20 statements with the most time, ms an action (a statement's time includes its callees'):`);
