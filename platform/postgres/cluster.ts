@@ -67,7 +67,8 @@ function initCluster(config: StackConfig): void {
     `port = ${config.ports.db}`,
     "unix_socket_directories = ''",
     // pg_stat_statements as hosted Supabase preloads it: profiling a path (docs/performance.md)
-    // needs it, and it costs nothing until `create extension` in the database that reads it.
+    // needs it. Its hooks count every top-level statement (a hash lookup each) whether or not a
+    // database has run `create extension`, which only adds the view that reads the counts.
     "shared_preload_libraries = 'pg_cron,pg_stat_statements'",
     "cron.database_name = 'postgres'",
     // pg_cron's own libpq connections would need a password; background workers need none.
