@@ -14,9 +14,11 @@
  * 4. runs the gamification bench's single-action load (POST /points, 32 in flight) and prints the
  *    CPU per request of the gateway, each functions-host thread and the Postgres backends.
  *
- * pg_stat_statements is not used: it needs `shared_preload_libraries`, which the platform's
- * Postgres sets to pg_cron alone. Nothing here changes the schema or the functions; the data set
- * is the gamification bench's (bench/gamification/data.ts), so the figures compare with its table.
+ * Step 1 also reads pg_stat_statements (`track = 'all'`, so the statements inside the SQL
+ * functions are counted one by one) when the server preloads it, as the platform's Postgres now
+ * does. Nothing here changes the project's schema or functions (the extension is created in
+ * `extensions`); the data set is the gamification bench's (bench/gamification/data.ts), so the
+ * figures compare with its table.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import postgres, { type Sql } from "postgres";
@@ -94,11 +96,39 @@ async function statistics(admin: Sql): Promise<{ functions: Map<string, { calls:
   return { functions, tables };
 }
 
+/** Starts pg_stat_statements afresh for this session's nested statements; false when the server does not preload it. */
+async function resetStatements(admin: Sql): Promise<boolean> {
+  const [{ libs }] = await admin<{ libs: string }[]>`select current_setting('shared_preload_libraries') as libs`;
+  if (!libs.split(",").map((lib) => lib.trim()).includes("pg_stat_statements")) return false;
+  await admin`create extension if not exists pg_stat_statements with schema extensions`;
+  await admin`set pg_stat_statements.track = 'all'`;
+  await admin`select extensions.pg_stat_statements_reset()`;
+  return true;
+}
+
+/** The statements that took the most time over the profiled actions (nested ones included), ms and rows an action. */
+async function printStatements(admin: Sql, actions: number): Promise<void> {
+  const top = await admin<{ calls: number; ms: number; rows: number; query: string }[]>`
+    select calls::int, total_exec_time as ms, rows::int, regexp_replace(query, '\\s+', ' ', 'g') as query
+    from extensions.pg_stat_statements
+    -- The scoring's own statements: nested ones, and the top-level call (the stack's other clients,
+    -- PostgREST's and postgres-meta's catalog reads, run top-level statements of their own).
+    where dbid = (select oid from pg_database where datname = current_database())
+      and (not toplevel or query ~ 'gamificacao_registrar') and query !~* 'pg_stat_|set_config'
+    order by total_exec_time desc limit 20`;
+  console.log(`
+pg_stat_statements (track = 'all'), the 20 statements with the most time, ms an action (a statement's time includes its callees'):`);
+  for (const row of top) {
+    console.log(`  ${(row.ms / actions).toFixed(3).padStart(7)} ms  ${(row.calls / actions).toFixed(1).padStart(5)} calls  ${(row.rows / actions).toFixed(1).padStart(6)} rows  ${row.query.slice(0, 100)}`);
+  }
+}
+
 /** Per-function self/total time and per-table rows written, over `actions` scorings one transaction each, beside the plain insert. */
 async function profileFunctions(admin: Sql, scale: Scale, actions: number, first: number): Promise<void> {
   const callOf = await prepareCalls(admin, scale, first, actions);
   const [{ pid }] = await admin<{ pid: number }[]>`select pg_backend_pid() as pid`;
   await admin`set track_functions = 'all'`;
+  const statements = await resetStatements(admin);
   const before = await statistics(admin);
   const cpuBefore = statCpuMs(`/proc/${pid}/stat`);
   const started = performance.now();
@@ -116,6 +146,7 @@ async function profileFunctions(admin: Sql, scale: Scale, actions: number, first
   const scoringWall = (performance.now() - started) / actions;
   const after = await statistics(admin);
   await admin`set track_functions = 'none'`;
+  if (statements) await printStatements(admin, actions);
   const self = new Map<string, { calls: number; self: number; total: number }>();
   for (const [name, f] of after.functions) {
     const b = before.functions.get(name) ?? { calls: 0, self: 0, total: 0 };

@@ -46,7 +46,7 @@ const SYNCHRONOUS_COMMIT = "synchronous_commit = on";
 
 /**
  * Runs initdb with supabase_admin as the bootstrap superuser, TCP-only on 127.0.0.1 (no Unix
- * socket, so the path length of the checkout never matters), pg_cron preloaded.
+ * socket, so the path length of the checkout never matters), pg_cron and pg_stat_statements preloaded.
  */
 function initCluster(config: StackConfig): void {
   prepareDirectories(config);
@@ -66,7 +66,10 @@ function initCluster(config: StackConfig): void {
     "listen_addresses = '127.0.0.1'",
     `port = ${config.ports.db}`,
     "unix_socket_directories = ''",
-    "shared_preload_libraries = 'pg_cron'",
+    // pg_stat_statements as hosted Supabase preloads it: profiling a path (docs/performance.md)
+    // needs it. Its hooks count every top-level statement (a hash lookup each) whether or not a
+    // database has run `create extension`, which only adds the view that reads the counts.
+    "shared_preload_libraries = 'pg_cron,pg_stat_statements'",
     "cron.database_name = 'postgres'",
     // pg_cron's own libpq connections would need a password; background workers need none.
     "cron.use_background_workers = on",

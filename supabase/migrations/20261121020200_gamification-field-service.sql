@@ -55,7 +55,10 @@ create table public.tecnicos (
   criado_em timestamptz not null default now(),
   constraint tecnicos_nome_no_control_characters check (shared_private.is_plain_text(nome)),
   constraint tecnicos_avatar_url_no_control_characters check (shared_private.is_plain_text(avatar_url))
-);
+)
+-- Every scoring updates the technician's row (points, last scoring, badges); room left on each page
+-- keeps that update HOT (no new index entries) instead of a quarter of the time, as measured.
+with (fillfactor = 80);
 create index tecnicos_cidade_id_idx on public.tecnicos (cidade_id);
 create index tecnicos_nivel_idx on public.tecnicos (nivel);
 comment on table public.tecnicos is 'Field technicians, one per auth account (id = auth.users.id = usuario_id).';

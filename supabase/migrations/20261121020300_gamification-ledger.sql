@@ -131,7 +131,10 @@ create table gamificacao.faixas_ranking (
   -- on the proposed row before the conflict turns it into an update.
   quantidade integer not null,
   primary key (periodo, periodo_inicio, nivel, escala, faixa)
-);
+)
+-- A few hundred rows, each updated by most scorings: room on every page keeps the updates HOT, so
+-- the primary key gains no entry per update and the positions' range reads stay short.
+with (fillfactor = 50);
 comment on table gamificacao.faixas_ranking is
   'Technicians per points bucket of each national board, at three scales: position = 1 + technicians in higher coarse buckets + in higher fine buckets of the same coarse one + those ahead inside the fine bucket (on the board of all levels: higher exact points, then the tie keys).';
 comment on column gamificacao.faixas_ranking.nivel is 'Level ordem of the filtered board, 0 for the board of all levels.';

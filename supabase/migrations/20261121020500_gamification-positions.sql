@@ -20,14 +20,28 @@ $$;
 comment on function gamificacao.faixas_por_grupo() is 'How many fine rank buckets make one coarse bucket.';
 
 /**
+ * The period's fine bucket width and the fine and coarse buckets of `p_pontos` points, as one row a
+ * position's statement joins. An SQL function without `set search_path`, so the planner inlines it
+ * there (no statement of its own); every name in it is schema-qualified.
+ */
+create function gamificacao.faixas_da_posicao(p_periodo text, p_pontos integer)
+returns table (largura integer, faixa integer, grupo integer)
+language sql stable parallel safe as $$
+  select p.largura_faixa, p_pontos / p.largura_faixa, p_pontos / p.largura_faixa / gamificacao.faixas_por_grupo()
+  from gamificacao.periodos p where p.periodo = p_periodo
+$$;
+comment on function gamificacao.faixas_da_posicao(text, integer) is
+  'Bucket width and the fine and coarse buckets of a points value in a period, for gamificacao.posicao.';
+
+/**
  * 1-based position on a board of the entry (p_pontos, p_ultima, p_usuario); the entry itself need
- * not be on the board yet. One statement per part, so the bucket sums and the counts come from the
- * same snapshot: the rank buckets above (gamificacao.faixas_cidades for a city board,
- * gamificacao.faixas_ranking otherwise), then the entries ahead inside the fine bucket, which the
- * board of all levels counts from its exact-points rows and its tie keys. On that board the
- * entries tied on points inside the entry's own time slot are counted on the index from the nearer
- * end of the slot: the entries ahead directly when the slot's start is nearer, otherwise the
- * points' whole count less the later slots and the entries from this one on (the entry itself
+ * not be on the board yet. One statement per call, so the bucket sums and the counts come from the
+ * same snapshot and the board is read in one pass: the rank buckets above (gamificacao.faixas_cidades
+ * for a city board, gamificacao.faixas_ranking otherwise), then the entries ahead inside the fine
+ * bucket, which the board of all levels counts from its exact-points rows and its tie keys. On that
+ * board the entries tied on points inside the entry's own time slot are counted on the index from
+ * the nearer end of the slot: the entries ahead directly when the slot's start is nearer, otherwise
+ * the points' whole count less the later slots and the entries from this one on (the entry itself
  * included when it is on the board).
  */
 create function gamificacao.posicao(
@@ -40,92 +54,99 @@ create function gamificacao.posicao(
 language plpgsql stable set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   v_posicao bigint;
-  v_largura integer;
-  v_faixa integer;
-  v_grupo integer;
   v_nivel smallint;
   v_fatia integer;
   v_inicio_fatia timestamptz;
   v_fim_fatia timestamptz;
 begin
-  select p.largura_faixa into strict v_largura from gamificacao.periodos p where p.periodo = p_periodo;
-  v_faixa := p_pontos / v_largura;
-  v_grupo := v_faixa / gamificacao.faixas_por_grupo();
-
+  -- The bucket width is read inside each statement (`l`), not by a statement of its own: every
+  -- statement a position runs is a fixed cost (executor start, locks) as large as its index reads.
   if p_quadro = 'local' then
     select 1
       + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_cidades f
-         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.cidade_id = p_chave and f.escala = 1 and f.faixa > v_grupo)
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.cidade_id = p_chave and f.escala = 1 and f.faixa > l.grupo)
       + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_cidades f
          where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.cidade_id = p_chave and f.escala = 0
-           and f.faixa > v_faixa and f.faixa < (v_grupo + 1) * gamificacao.faixas_por_grupo())
+           and f.faixa > l.faixa and f.faixa < (l.grupo + 1) * gamificacao.faixas_por_grupo())
       + (select count(*) from gamificacao.totais_periodo t
          where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.cidade_id = p_chave
-           and t.pontos > p_pontos and t.pontos < (v_faixa + 1) * v_largura)
+           and t.pontos > p_pontos and t.pontos < (l.faixa + 1) * l.largura)
       + (select count(*) from gamificacao.totais_periodo t
          where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.cidade_id = p_chave and t.pontos = p_pontos
            and (t.ultima_pontuacao_em, t.usuario_id) < (p_ultima, p_usuario))
-    into v_posicao;
+    into v_posicao
+    from gamificacao.faixas_da_posicao(p_periodo, p_pontos) l;
     return v_posicao;
   end if;
 
   v_nivel := case when p_quadro = 'nivel' then p_chave::smallint else 0 end;
-  select 1
-    + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
-       where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = v_nivel and f.escala = 1 and f.faixa > v_grupo)
-    + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
-       where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = v_nivel and f.escala = 0
-         and f.faixa > v_faixa and f.faixa < (v_grupo + 1) * gamificacao.faixas_por_grupo())
-  into v_posicao;
-
-  if v_nivel = 0 then
-    v_fatia := gamificacao.fatia_empate(p_periodo, p_inicio, p_ultima);
-    v_inicio_fatia := gamificacao.inicio_fatia_empate(p_periodo, p_inicio, v_fatia);
-    -- Scorings arrive now, so a slot fills up to the present: a technician who has just scored
-    -- has hardly anyone after them in their slot, but everyone who scored the same points earlier
-    -- in it ahead (at a million technicians, a busy slot's hundreds of index entries per answer).
-    -- The index count runs from whichever end of the slot is nearer in time: the slot's end, or
-    -- the present while the slot is still filling (a CASE, so slot 0's infinite start is never
-    -- subtracted). A past slot is full, so an entry in its later half counts from its end: half
-    -- the walk, on average, of counting every past entry from the start. Two statements: one with
-    -- a CASE between the two counts measured no faster (1,024 against 1,054 actions/s, three
-    -- alternating runs on the bench's 100k data set, within the machine's noise).
-    v_fim_fatia := case when v_fatia >= 63 then 'infinity' else gamificacao.inicio_fatia_empate(p_periodo, p_inicio, v_fatia + 1) end;
-    if (case when v_inicio_fatia = '-infinity' then true else least(v_fim_fatia, now()) - p_ultima < p_ultima - v_inicio_fatia end) then
-      select v_posicao
-        + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
-           where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 2
-             and f.faixa >= p_pontos and f.faixa < (v_faixa + 1) * v_largura)
-        - (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_pontos f
-           where f.periodo = p_periodo and f.periodo_inicio = p_inicio
-             and f.chave > p_pontos * 64 + v_fatia and f.chave < (p_pontos + 1) * 64)
-        - (select count(*) from gamificacao.totais_periodo t
-           where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.pontos = p_pontos
-             and (t.ultima_pontuacao_em, t.usuario_id) >= (p_ultima, p_usuario) and t.ultima_pontuacao_em < v_fim_fatia)
-      into v_posicao;
-    else
-      select v_posicao
-        + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
-           where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 2
-             and f.faixa > p_pontos and f.faixa < (v_faixa + 1) * v_largura)
-        + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_pontos f
-           where f.periodo = p_periodo and f.periodo_inicio = p_inicio
-             and f.chave >= p_pontos * 64 and f.chave < p_pontos * 64 + v_fatia)
-        + (select count(*) from gamificacao.totais_periodo t
-           where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.pontos = p_pontos
-             and t.ultima_pontuacao_em >= v_inicio_fatia
-             and (t.ultima_pontuacao_em, t.usuario_id) < (p_ultima, p_usuario))
-      into v_posicao;
-    end if;
-  else
-    select v_posicao
+  if v_nivel <> 0 then
+    select 1
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = v_nivel and f.escala = 1 and f.faixa > l.grupo)
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = v_nivel and f.escala = 0
+           and f.faixa > l.faixa and f.faixa < (l.grupo + 1) * gamificacao.faixas_por_grupo())
       + (select count(*) from gamificacao.totais_periodo t
          where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.nivel_ordem = v_nivel
-           and t.pontos > p_pontos and t.pontos < (v_faixa + 1) * v_largura)
+           and t.pontos > p_pontos and t.pontos < (l.faixa + 1) * l.largura)
       + (select count(*) from gamificacao.totais_periodo t
          where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.nivel_ordem = v_nivel and t.pontos = p_pontos
            and (t.ultima_pontuacao_em, t.usuario_id) < (p_ultima, p_usuario))
-    into v_posicao;
+    into v_posicao
+    from gamificacao.faixas_da_posicao(p_periodo, p_pontos) l;
+    return v_posicao;
+  end if;
+
+  v_fatia := gamificacao.fatia_empate(p_periodo, p_inicio, p_ultima);
+  v_inicio_fatia := gamificacao.inicio_fatia_empate(p_periodo, p_inicio, v_fatia);
+  -- Scorings arrive now, so a slot fills up to the present: a technician who has just scored
+  -- has hardly anyone after them in their slot, but everyone who scored the same points earlier
+  -- in it ahead (at a million technicians, a busy slot's hundreds of index entries per answer).
+  -- The index count runs from whichever end of the slot is nearer in time: the slot's end, or
+  -- the present while the slot is still filling (a CASE, so slot 0's infinite start is never
+  -- subtracted). A past slot is full, so an entry in its later half counts from its end: half
+  -- the walk, on average, of counting every past entry from the start. Two statements: one with
+  -- a CASE between the two counts measured no faster (1,024 against 1,054 actions/s, three
+  -- alternating runs on the bench's 100k data set, within the machine's noise).
+  v_fim_fatia := case when v_fatia >= 63 then 'infinity' else gamificacao.inicio_fatia_empate(p_periodo, p_inicio, v_fatia + 1) end;
+  if (case when v_inicio_fatia = '-infinity' then true else least(v_fim_fatia, now()) - p_ultima < p_ultima - v_inicio_fatia end) then
+    select 1
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 1 and f.faixa > l.grupo)
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 0
+           and f.faixa > l.faixa and f.faixa < (l.grupo + 1) * gamificacao.faixas_por_grupo())
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 2
+           and f.faixa >= p_pontos and f.faixa < (l.faixa + 1) * l.largura)
+      - (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_pontos f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio
+           and f.chave > p_pontos * 64 + v_fatia and f.chave < (p_pontos + 1) * 64)
+      - (select count(*) from gamificacao.totais_periodo t
+         where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.pontos = p_pontos
+           and (t.ultima_pontuacao_em, t.usuario_id) >= (p_ultima, p_usuario) and t.ultima_pontuacao_em < v_fim_fatia)
+    into v_posicao
+    from gamificacao.faixas_da_posicao(p_periodo, p_pontos) l;
+  else
+    select 1
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 1 and f.faixa > l.grupo)
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 0
+           and f.faixa > l.faixa and f.faixa < (l.grupo + 1) * gamificacao.faixas_por_grupo())
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 2
+           and f.faixa > p_pontos and f.faixa < (l.faixa + 1) * l.largura)
+      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_pontos f
+         where f.periodo = p_periodo and f.periodo_inicio = p_inicio
+           and f.chave >= p_pontos * 64 and f.chave < p_pontos * 64 + v_fatia)
+      + (select count(*) from gamificacao.totais_periodo t
+         where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.pontos = p_pontos
+           and t.ultima_pontuacao_em >= v_inicio_fatia
+           and (t.ultima_pontuacao_em, t.usuario_id) < (p_ultima, p_usuario))
+    into v_posicao
+    from gamificacao.faixas_da_posicao(p_periodo, p_pontos) l;
   end if;
   return v_posicao;
 end;
@@ -256,7 +277,9 @@ create table gamificacao.faixas_pontos (
   -- No check (quantidade >= 0), as in faixas_ranking: the upsert's proposed row may carry a -1.
   quantidade integer not null,
   primary key (periodo, periodo_inicio, chave)
-);
+)
+-- Updated by every scoring: room on each page keeps the updates HOT (see faixas_ranking).
+with (fillfactor = 50);
 comment on table gamificacao.faixas_pontos is
   'Technicians per tie key (exact points and time slot of the last scoring) on each period''s board of all levels: the part of a national position inside its fine rank bucket.';
 comment on column gamificacao.faixas_pontos.chave is 'pontos × 64 + gamificacao.fatia_empate() of the last scoring (gamificacao.chave_empate).';
@@ -337,7 +360,9 @@ create table gamificacao.faixas_cidades (
   -- No check (quantidade >= 0), as in faixas_ranking: the upsert's proposed row may carry a -1.
   quantidade integer not null,
   primary key (periodo, periodo_inicio, cidade_id, escala, faixa)
-);
+)
+-- Updated by every scoring: room on each page keeps the updates HOT (see faixas_ranking).
+with (fillfactor = 50);
 comment on table gamificacao.faixas_cidades is
   'Technicians per points bucket of each period''s city boards, at the two scales of gamificacao.faixas_ranking: the part of a local position outside its fine bucket.';
 comment on column gamificacao.faixas_cidades.cidade_id is 'The city board (gamificacao.totais_periodo.cidade_id).';

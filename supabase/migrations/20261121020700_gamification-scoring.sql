@@ -398,7 +398,7 @@ begin
     from mudancas m;
   end if;
 
-  v_badges := gamificacao.avaliar_badges(v_historico, v_acao, v_nivel_depois.ordem, v_contagem);
+  v_badges := gamificacao.avaliar_badges(v_historico, v_acao, v_nivel_antes.ordem, v_nivel_depois.ordem, v_contagem);
 
   -- One update of the technician, after the badges, so a scoring that awards some does not write
   -- the row twice (each version re-checks the row's constraints and may need new index entries).

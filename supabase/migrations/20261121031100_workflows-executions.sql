@@ -80,6 +80,8 @@ create table public.workflow_executions (
   max_attempts integer not null default 3,
   queue_message_id bigint,
   cancel_requested_at timestamptz,
+  cancel_requested_by jsonb,
+  cancel_reason text,
   cost_total numeric(20, 10) not null default 0,
   cost jsonb,
   output jsonb,
@@ -96,7 +98,9 @@ create table public.workflow_executions (
     (status = 'queued') = (started_at is null) and (status in ('completed', 'failed', 'cancelled')) = (ended_at is not null)),
   trigger_block_id text,
   parked_until timestamptz,
-  park_attempt integer not null default 0
+  park_attempt integer not null default 0,
+  rerun_of uuid,
+  rerun_from_block text
 );
 comment on table public.workflow_executions is 'One row per workflow run from any trigger; id is the executionId. Written only by the run lifecycle functions (admit, claim, heartbeat, finish, cancel, sweeper); members of the workspace read them.';
 comment on column public.workflow_executions.billing_account_id is 'The account the run was charged to when admitted.';
@@ -112,7 +116,7 @@ comment on column public.workflow_executions.status is 'queued → running → c
 comment on column public.workflow_executions.level is 'info, or error when the run failed (the logs API''s level).';
 comment on column public.workflow_executions.api_key_id is 'The API key that started the run (no foreign key: the record outlives the key).';
 comment on column public.workflow_executions.triggered_by is 'The user who started a manual run, or the owner of the personal key used.';
-comment on column public.workflow_executions.input is 'The trigger input of an async run, kept so a worker can run (and re-run) it; null for sync runs.';
+comment on column public.workflow_executions.input is 'The trigger input of every run (async, for its worker; all, for re-runs), kept as long as the run: it goes when the run goes.';
 comment on column public.workflow_executions.created_at is 'When the run was admitted.';
 comment on column public.workflow_executions.started_at is 'When the run started executing (null while queued).';
 comment on column public.workflow_executions.ended_at is 'When the run ended (null while in flight).';
@@ -121,7 +125,9 @@ comment on column public.workflow_executions.lease_expires_at is 'While queued: 
 comment on column public.workflow_executions.attempt is 'How many times a worker has taken the run (sync runs: 1).';
 comment on column public.workflow_executions.max_attempts is 'Attempts after which a run whose worker keeps dying is failed.';
 comment on column public.workflow_executions.queue_message_id is 'The pgmq message of an async run in flight (queue workflow_runs).';
-comment on column public.workflow_executions.cancel_requested_at is 'When cancellation was asked for a running run; its worker sees it on its next heartbeat.';
+comment on column public.workflow_executions.cancel_requested_at is 'When cancellation was first asked for (a queued or parked run ends then; a running one is signalled at once and stops within moments, or at its next heartbeat).';
+comment on column public.workflow_executions.cancel_requested_by is 'Who first asked: {apiKeyId, apiKeyName, userId} (the key and its name when a key was used, the user behind a personal key or a signed-in cancel); null when the platform cancelled on its own.';
+comment on column public.workflow_executions.cancel_reason is 'Why, as the canceller wrote it (at most 500 characters), or null.';
 comment on column public.workflow_executions.cost_total is 'USD charged for the run: the base charge from admission, plus its model cost once finished.';
 comment on column public.workflow_executions.cost is 'The spec''s cost object {total, base, input, output, tokens {prompt, completion, total}, models {<model>: {input, output, total, tokens, priced}}}, once finished.';
 comment on column public.workflow_executions.output is 'The run''s final output.';
@@ -133,6 +139,8 @@ comment on column public.workflow_executions.files is 'Files the run received or
 comment on column public.workflow_executions.response is 'What the HTTP endpoint answered ({status, headers, body}), replayed for a repeated Idempotency-Key.';
 comment on column public.workflow_executions.trigger_block_id is 'The trigger block a webhook, schedule or chat run starts from (null: chosen by trigger kind, as for API and manual runs).';
 comment on column public.workflow_executions.parked_until is 'While an async run is parked at a long Wait: when it resumes (its lease and its queue message end then). Null otherwise.';
+comment on column public.workflow_executions.rerun_of is 'The run this one re-runs (POST /api/v2/runs/{runId}/rerun), null otherwise. No foreign key: a re-run outlives its original.';
+comment on column public.workflow_executions.rerun_from_block is 'The block a fromBlock re-run ran again from (with what depends on it); null for other runs.';
 comment on column public.workflow_executions.park_attempt is 'The attempt that last parked the run: attempts since then count toward max_attempts, so a run that parks and resumes many times is not given up.';
 -- A workflow's errors above a duration (`workflowIds=…&level=error&minDurationMs=…`) are rare, so
 -- walking the workflow's errors newest first would read thousands of rows to find a page; with the

@@ -286,12 +286,20 @@ comment on function workflows_private.bill_threshold_if_due(workflows_private.ac
  *   7. the rate limit: sync or async bucket by `p_mode`, manual runs in the sync bucket; schedule
  *      runs, which the schedule itself paces, have none (429 RATE_LIMIT_EXCEEDED with retryAfter
  *      seconds).
- * Then it records the run (`running` for sync, `queued` and sent to the queue for async), charges
- * the base price to the account's open period and returns the run. Arguments the edge function
- * should have validated (trigger, mode, lease) raise 22023.
+ * Then it records the run (`running` for sync, `queued` and sent to the queue for async), with its
+ * input whatever the mode (re-runs need it), charges the base price to the account's open period and
+ * returns the run. Arguments the edge function should have validated (trigger, mode, lease) raise 22023.
+ *
+ * A re-run (`p_rerun_of`, POST /api/v2/runs/{runId}/rerun; sync, api trigger, no workflow id) names
+ * the run it re-runs instead of a workflow: check 2 is that run's workflow (404 "Run … not found"
+ * for a run the caller may not see), then workflows_private.rerun_refusal's checks, and check 5 is
+ * the deployment the original ran (410 DEPLOYMENT_GONE), whether or not it is still the active one.
+ * The re-run keeps the original's trigger and trigger block, takes its input unless `p_input` gives
+ * a new one, spends the sync bucket and is linked to it (rerun_of); with `p_rerun_from_block` its
+ * answer also holds the original's completed checkpoints, for the executor to replay.
  */
 create function public.admit_workflow_run(
-  p_workflow_id uuid,
+  p_workflow_id uuid default null,
   p_trigger text default 'api',
   p_mode text default 'sync',
   p_api_key text default null,
@@ -301,7 +309,9 @@ create function public.admit_workflow_run(
   p_request_hash text default null,
   p_cached_deployment_ids uuid[] default null,
   p_environment_version bigint default null,
-  p_lease_seconds integer default 360
+  p_lease_seconds integer default 360,
+  p_rerun_of uuid default null,
+  p_rerun_from_block text default null
 )
 returns jsonb
 language plpgsql
@@ -310,6 +320,10 @@ set search_path = ''
 as $$
 declare
   v_now timestamptz := now();
+  v_workflow_id uuid := p_workflow_id;
+  v_original public.workflow_executions;
+  v_refusal jsonb;
+  v_input jsonb := p_input;
   v_key public.api_keys;
   v_workflow_name text;
   v_workspace uuid;
@@ -334,6 +348,11 @@ begin
     raise exception 'admit_workflow_run: trigger must be manual, api, webhook, schedule or chat; mode sync or async (manual runs are sync); lease 1 to 86400 s'
       using errcode = '22023';
   end if;
+  if (p_workflow_id is null) = (p_rerun_of is null) or (p_rerun_of is not null and (p_trigger <> 'api' or p_mode <> 'sync' or p_idempotency_key is not null))
+    or (p_rerun_from_block is not null and (p_rerun_of is null or p_input is not null)) then
+    raise exception 'admit_workflow_run: a workflow, or the run a re-run re-runs (sync, api, no Idempotency-Key; fromBlock only with the original input)'
+      using errcode = '22023';
+  end if;
 
   -- 1. Who is asking.
   if p_api_key is not null or p_trigger = 'api' then
@@ -343,6 +362,11 @@ begin
     end if;
   elsif p_trigger = 'manual' and p_user_id is null then
     return workflows_private.refusal(401, 'UNAUTHORIZED', 'Sign in to run workflows');
+  end if;
+
+  if p_rerun_of is not null then
+    select * into v_original from public.workflow_executions e where e.id = p_rerun_of;
+    v_workflow_id := v_original.workflow_id;
   end if;
 
   -- 2. and 3. The workflow and whether the caller may run it; with what it runs and the
@@ -357,12 +381,13 @@ begin
   left join public.workspace_members m on m.workspace_id = w.workspace_id and m.user_id = coalesce(v_key.user_id, p_user_id)
   left join public.workflow_deployments d on d.workflow_id = w.id and d.is_active and p_trigger <> 'manual'
   left join workflows_private.environment_versions ev on ev.workspace_id = w.workspace_id
-  where w.id = p_workflow_id;
+  where w.id = v_workflow_id;
   if found and (v_key.id is not null or p_user_id is not null) then
     v_access := workflows_private.access_verdict(v_key, v_role, v_workspace, 'editor');
   end if;
   if v_workspace is null or v_access = 'not_found' then
-    return workflows_private.refusal(404, 'NOT_FOUND', format('Workflow %s not found', p_workflow_id));
+    return workflows_private.refusal(404, 'NOT_FOUND',
+      case when p_rerun_of is null then format('Workflow %s not found', p_workflow_id) else format('Run %s not found', p_rerun_of) end);
   end if;
   if v_access = 'forbidden' then
     return workflows_private.refusal(403, 'FORBIDDEN',
@@ -383,8 +408,22 @@ begin
   end if;
 
   -- 5. What runs: the active deployment, or the draft for manual runs (a new draft is validated
-  -- here, before the account's meter is locked below).
-  if p_trigger = 'manual' then
+  -- here, before the account's meter is locked below); for a re-run, what its original ran.
+  if p_rerun_of is not null then
+    v_refusal := workflows_private.rerun_refusal(v_original, p_input is not null, p_rerun_from_block is not null);
+    if v_refusal is not null then
+      return v_refusal;
+    end if;
+    v_input := coalesce(p_input, v_original.input);
+    select jsonb_build_object('id', d.id, 'version', d.version)
+      || case when d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end
+    into v_deployment
+    from public.workflow_deployments d where d.id = v_original.deployment_id and d.workflow_id = v_workflow_id;
+    if v_deployment is null then
+      return workflows_private.refusal(410, 'DEPLOYMENT_GONE',
+        format('Version %s of this workflow, which run %s ran, no longer exists', v_original.deployment_version, p_rerun_of));
+    end if;
+  elsif p_trigger = 'manual' then
     v_snapshot := workflows_private.draft_snapshot(p_workflow_id);
   elsif v_deployment is null then
     return workflows_private.refusal(403, 'NOT_DEPLOYED', format('Workflow "%s" is not deployed: deploy it before running it from a trigger', v_workflow_name));
@@ -432,16 +471,18 @@ begin
   with run as (
     insert into public.workflow_executions (
       id, workspace_id, workflow_id, billing_account_id, deployment_id, deployment_version, snapshot_id, trigger, mode, status,
-      api_key_id, triggered_by, input, created_at, started_at, lease_expires_at, attempt, queue_message_id, cost_total
+      api_key_id, triggered_by, input, created_at, started_at, lease_expires_at, attempt, queue_message_id, cost_total,
+      trigger_block_id, rerun_of, rerun_from_block
     ) values (
-      v_execution_id, v_workspace, p_workflow_id, v_account, (v_deployment ->> 'id')::uuid, (v_deployment ->> 'version')::integer,
-      v_snapshot.id, p_trigger::public.workflow_trigger, p_mode::public.workflow_run_mode,
+      v_execution_id, v_workspace, v_workflow_id, v_account, (v_deployment ->> 'id')::uuid, (v_deployment ->> 'version')::integer,
+      v_snapshot.id, coalesce(v_original.trigger, p_trigger::public.workflow_trigger), p_mode::public.workflow_run_mode,
       case p_mode when 'sync' then 'running'::public.workflow_run_status else 'queued'::public.workflow_run_status end,
-      v_key.id, coalesce(v_key.user_id, p_user_id), case when p_mode = 'async' then p_input end, v_now,
+      v_key.id, coalesce(v_key.user_id, p_user_id), v_input, v_now,
       case when p_mode = 'sync' then v_now end,
       -- A queued run must start within 24 hours; a running one is alive until its lease ends.
       v_now + case when p_mode = 'sync' then make_interval(secs => p_lease_seconds) else interval '24 hours' end,
-      case when p_mode = 'sync' then 1 else 0 end, v_message_id, (v_spend.meter).execution_charge
+      case when p_mode = 'sync' then 1 else 0 end, v_message_id, (v_spend.meter).execution_charge,
+      v_original.trigger_block_id, p_rerun_of, p_rerun_from_block
     )
     returning *
   ),
@@ -458,16 +499,18 @@ begin
   if p_mode = 'async' then
     return jsonb_build_object('status', 202, 'outcome', 'admitted', 'executionId', v_execution_id, 'runStatus', 'queued',
       'trigger', p_trigger, 'mode', p_mode, 'createdAt', v_now,
-      'workflow', jsonb_build_object('id', p_workflow_id, 'name', v_workflow_name, 'workspaceId', v_workspace),
+      'workflow', jsonb_build_object('id', v_workflow_id, 'name', v_workflow_name, 'workspaceId', v_workspace),
       'rateLimit', v_rate, 'usage', v_usage);
   end if;
   return jsonb_build_object('status', 200, 'outcome', 'admitted', 'createdAt', v_now, 'rateLimit', v_rate, 'usage', v_usage)
     || workflows_private.run_payload(v_run, v_workflow_name, v_deployment,
       case when v_snapshot.id is not null then workflows_private.snapshot_payload(v_snapshot) end,
-      workflows_private.environment_payload(v_workspace, v_environment_version, p_environment_version));
+      workflows_private.environment_payload(v_workspace, v_environment_version, p_environment_version))
+    || case when p_rerun_of is null then '{}'::jsonb else jsonb_build_object('rerunOf', p_rerun_of, 'fromBlock', p_rerun_from_block,
+      'checkpoints', case when p_rerun_from_block is not null then workflows_private.completed_checkpoints(p_rerun_of) end) end;
 end;
 $$;
-comment on function public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer) is 'Admits a workflow run in one call: authentication, access, idempotency, deployment, usage and rate limits, the run record and everything it needs. Service role only; refusals are returned, not raised.';
+comment on function public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text) is 'Admits a workflow run in one call: authentication, access, idempotency, deployment, usage and rate limits, the run record and everything it needs. Service role only; refusals are returned, not raised.';
 
 -- Finish -----------------------------------------------------------------------------------------
 
@@ -480,6 +523,10 @@ comment on function public.admit_workflow_run(uuid, text, text, text, uuid, json
  * a threshold invoice when one is due. Idempotent: finishing a finished (or swept, or cancelled
  * while queued) run changes nothing and answers `already_finished` with the recorded cost. Unknown
  * execution ids and malformed arguments raise (P0002, 22023).
+ *
+ * `p_checkpoints` are the outcomes a sync run collected in memory as it went (executor/durable.ts's
+ * collecting checkpointer), stored in the same call (store_run_checkpoints), so a sync run keeps them
+ * for fromBlock re-runs at the price of one write; an async run recorded its own as it went.
  */
 create function public.finish_workflow_run(
   p_execution_id uuid,
@@ -490,7 +537,8 @@ create function public.finish_workflow_run(
   p_files jsonb default null,
   p_model_usage jsonb default null,
   p_duration_ms integer default null,
-  p_response jsonb default null
+  p_response jsonb default null,
+  p_checkpoints jsonb default null
 )
 returns jsonb
 language plpgsql
@@ -506,6 +554,7 @@ declare
   v_cost jsonb;
   v_message_id bigint;
   v_account uuid;
+  v_attempt integer;
   v_usage jsonb;
   v_spend workflows_private.spend_outcome;
 begin
@@ -517,6 +566,9 @@ begin
   end if;
   if p_duration_ms < 0 then
     raise exception 'finish_workflow_run: duration cannot be negative' using errcode = '22023';
+  end if;
+  if p_checkpoints is not null and jsonb_typeof(p_checkpoints) <> 'array' then
+    raise exception 'finish_workflow_run: checkpoints must be an array' using errcode = '22023';
   end if;
   if p_model_usage is not null and p_model_usage <> '[]'::jsonb then
     v_models := public.price_model_usage(p_model_usage, v_now);
@@ -542,9 +594,9 @@ begin
     response = p_response,
     lease_expires_at = null
   where e.id = p_execution_id and e.status in ('queued', 'running')
-  returning e.level, e.cost, e.queue_message_id, e.billing_account_id,
+  returning e.level, e.cost, e.queue_message_id, e.billing_account_id, e.attempt,
     (select workflows_private.usage_state(m) from workflows_private.account_meters m where m.billing_account_id = e.billing_account_id)
-  into v_level, v_cost, v_message_id, v_account, v_usage;
+  into v_level, v_cost, v_message_id, v_account, v_attempt, v_usage;
   if not found then
     select * into v_run from public.workflow_executions e where e.id = p_execution_id;
     if not found then
@@ -555,6 +607,9 @@ begin
   end if;
   if v_message_id is not null then
     perform pgmq.delete('workflow_runs', v_message_id);
+  end if;
+  if p_checkpoints is not null then
+    perform workflows_private.store_run_checkpoints(p_execution_id, v_attempt, p_checkpoints);
   end if;
 
   if v_model_cost > 0 then
@@ -572,7 +627,7 @@ begin
     'level', v_level, 'cost', v_cost, 'usage', v_usage);
 end;
 $$;
-comment on function public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb) is 'Records the end of a run, prices and charges its model usage, bills a due threshold; idempotent. Service role only.';
+comment on function public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb, jsonb) is 'Records the end of a run, prices and charges its model usage, bills a due threshold; idempotent. Service role only.';
 
 -- The async worker -------------------------------------------------------------------------------
 
@@ -701,15 +756,18 @@ end;
 $$;
 comment on function public.heartbeat_workflow_run(uuid, integer, integer) is 'Extends a running run''s lease (a sync run''s only while it has not run out); tells its worker whether to go on and whether cancellation was requested. Service role only.';
 
-/** Cancels a run (docs/workflow-runs.md); a parked run, which no worker holds, is cancelled at once like a queued one. */
-create function public.cancel_workflow_run(p_execution_id uuid, p_api_key text default null, p_user_id uuid default null)
+/**
+ * Cancels a run (docs/workflow-runs.md, "Leases"), through workflows_private.cancel_run: a queued or
+ * parked run ends at once, a running one is signalled to stop. `p_reason` is kept as why (at most
+ * 500 characters); who is the key, or the user, given. Idempotent: an ended run is left as it is.
+ */
+create function public.cancel_workflow_run(p_execution_id uuid, p_api_key text default null, p_user_id uuid default null, p_reason text default null)
 returns jsonb
 language plpgsql
 security definer
 set search_path = ''
 as $$
 declare
-  v_now timestamptz := now();
   v_key public.api_keys;
   v_run public.workflow_executions;
   v_access text;
@@ -730,17 +788,14 @@ begin
   if v_access = 'forbidden' then
     return workflows_private.refusal(403, 'FORBIDDEN', 'Only a workspace editor or above may cancel runs');
   end if;
-  if v_run.status = 'queued' or (v_run.status = 'running' and v_run.parked_until is not null) then
-    perform workflows_private.close_run(v_run.id, 'cancelled', null, null, v_now);
-  elsif v_run.status = 'running' and v_run.cancel_requested_at is null then
-    update public.workflow_executions e set cancel_requested_at = v_now where e.id = v_run.id;
-  end if;
+  perform workflows_private.cancel_run(v_run, workflows_private.canceller(v_key, p_user_id), p_reason, now());
   select * into v_run from public.workflow_executions e where e.id = p_execution_id;
   return jsonb_build_object('status', 200, 'body', jsonb_build_object('executionId', v_run.id, 'status', v_run.status,
-    'cancelRequested', v_run.cancel_requested_at is not null));
+    -- A run still waiting for its worker to stop; a queued or parked one has already ended.
+    'cancelRequested', v_run.status = 'running' and v_run.cancel_requested_at is not null));
 end;
 $$;
-comment on function public.cancel_workflow_run(uuid, text, uuid) is 'Cancels a queued or parked run at once, asks a running one to stop. Service role only.';
+comment on function public.cancel_workflow_run(uuid, text, uuid, text) is 'Cancels a queued or parked run at once, signals a running one to stop, recording who and why. Service role only.';
 
 -- The sweeper ------------------------------------------------------------------------------------
 
@@ -775,11 +830,11 @@ select cron.schedule('workflows-sweep-runs', '* * * * *', $$select workflows_pri
 -- Access -----------------------------------------------------------------------------------------
 
 revoke execute on function
-  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer),
-  public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb),
+  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text),
+  public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb, jsonb),
   public.claim_workflow_runs(integer, integer, uuid[], jsonb),
   public.heartbeat_workflow_run(uuid, integer, integer),
-  public.cancel_workflow_run(uuid, text, uuid),
+  public.cancel_workflow_run(uuid, text, uuid, text),
   workflows_private.refusal(integer, text, text, jsonb),
   workflows_private.api_key_refusal(text),
   workflows_private.run_cost(numeric, jsonb),
@@ -793,11 +848,11 @@ revoke execute on function
   workflows_private.sweep_workflow_runs(timestamptz)
   from public, anon, authenticated, service_role;
 grant execute on function
-  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer),
-  public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb),
+  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text),
+  public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb, jsonb),
   public.claim_workflow_runs(integer, integer, uuid[], jsonb),
   public.heartbeat_workflow_run(uuid, integer, integer),
-  public.cancel_workflow_run(uuid, text, uuid)
+  public.cancel_workflow_run(uuid, text, uuid, text)
   to service_role;
 -- Sync leases (docs/workflow-runs.md, "Leases") -----------------------------------------------------
 -- Sync runs are admitted with a short lease that the serving instance renews with

@@ -506,11 +506,10 @@ begin
   if v_block is null then
     return workflows_private.refusal(403, 'NOT_DEPLOYED', 'The workflow behind this chat is not deployed with a chat trigger');
   end if;
+  -- The run keeps its input, history included, as every run does (re-runs need it).
   v_answer := public.admit_trigger_run('chat', v_chat.workflow_id, v_block, 'sync',
-    null, null, null, p_cached_deployment_ids, p_environment_version, p_lease_seconds);
-  if v_answer ->> 'outcome' = 'admitted' then
-    v_answer := v_answer || jsonb_build_object('input', jsonb_build_object('message', p_message, 'conversationId', p_conversation_id, 'history', v_history));
-  end if;
+    jsonb_build_object('message', p_message, 'conversationId', p_conversation_id, 'history', v_history),
+    null, null, p_cached_deployment_ids, p_environment_version, p_lease_seconds);
   return v_answer || jsonb_build_object('chat', jsonb_build_object('id', v_chat.id, 'outputs', to_jsonb(v_chat.outputs)), 'subject', v_subject);
 end;
 $$;

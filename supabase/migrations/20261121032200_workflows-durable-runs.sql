@@ -3,8 +3,10 @@
 -- - workflows_private.run_checkpoints: an async run's history, one row per block instance that
 --   completed (its output, span, the variables after it, its model calls) and per Wait that parked
 --   the run (its due time). The worker writes a checkpoint before the block's successors start; a
---   later attempt replays the history instead of running completed blocks again. Deleted when the
---   run ends. Written only through record_workflow_checkpoint, read only by claim_workflow_runs.
+--   later attempt replays the history instead of running completed blocks again. Kept once the run
+--   ends, for fromBlock re-runs (…032600_workflows-reruns.sql), and deleted with the run. Written
+--   through record_workflow_checkpoint (and, a sync run's in one batch at its finish,
+--   store_run_checkpoints); read by claim_workflow_runs and admit_workflow_run's re-runs.
 -- - parked runs: a Wait past the park threshold ends the attempt with park_workflow_run. The run
 --   stays `running` (the job-status API keeps its five statuses) with `parked_until` set; its lease
 --   and its queue message (sent again with pgmq's delay) both end at the due time, when the next
@@ -22,7 +24,7 @@ create table workflows_private.run_checkpoints (
   recorded_at timestamptz not null default now(),
   primary key (execution_id, kind, key)
 );
-comment on table workflows_private.run_checkpoints is 'An async run''s history (executor/durable.ts): completed block instances and parked Waits, replayed by later attempts; deleted when the run ends. Holds block outputs as the run saw them, so only the runtime reads it.';
+comment on table workflows_private.run_checkpoints is 'A run''s history (executor/durable.ts): completed block instances and parked Waits, replayed by later attempts of an async run and by fromBlock re-runs; deleted with the run. Holds block outputs as the run saw them, so only the runtime reads it.';
 comment on column workflows_private.run_checkpoints.kind is 'completed (a block instance finished, handled failure included) or timer (a Wait parked the run).';
 comment on column workflows_private.run_checkpoints.key is 'The block instance: block id plus iteration path (fn1[loop1:2]).';
 comment on column workflows_private.run_checkpoints.seq is 'Recording order: the history is replayed in it (the last completion''s variables are the run''s).';
@@ -30,25 +32,6 @@ comment on column workflows_private.run_checkpoints.attempt is 'The attempt that
 comment on column workflows_private.run_checkpoints.checkpoint is 'The checkpoint as the engine wrote it: {kind, key, output, failed, span, variables, modelUsage} or {kind, key, dueAt}.';
 comment on column workflows_private.run_checkpoints.recorded_at is 'When it was recorded.';
 alter table workflows_private.run_checkpoints enable row level security;
-
-/** Deletes a run's checkpoints once it has ended: they are only for resuming it. */
-create function workflows_private.drop_run_checkpoints()
-returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
-begin
-  delete from workflows_private.run_checkpoints c where c.execution_id = new.id;
-  return null;
-end;
-$$;
-comment on function workflows_private.drop_run_checkpoints() is 'Trigger: an ended async run''s checkpoints are deleted.';
-
-create trigger workflow_executions_drop_checkpoints
-  after update of status on public.workflow_executions
-  for each row when (new.mode = 'async' and new.ended_at is not null and old.ended_at is null)
-  execute function workflows_private.drop_run_checkpoints();
 
 /**
  * Records one checkpoint of an async run (executor/durable.ts): `p_checkpoint` is `{kind: "completed",
@@ -142,8 +125,7 @@ comment on function public.park_workflow_run(uuid, integer, timestamptz) is 'Par
 
 revoke execute on function
   public.record_workflow_checkpoint(uuid, integer, jsonb),
-  public.park_workflow_run(uuid, integer, timestamptz),
-  workflows_private.drop_run_checkpoints()
+  public.park_workflow_run(uuid, integer, timestamptz)
   from public, anon, authenticated, service_role;
 grant execute on function
   public.record_workflow_checkpoint(uuid, integer, jsonb),

@@ -60,8 +60,12 @@ comment on function workflows_private.run_state(public.workflow_run_status, time
 
 /**
  * The runs API's detail of run `p_run`: the list fields, then mode, deploymentVersion (null for a
- * manual run, which ran the draft), input (kept for async runs only), attempt, the whole cost object,
- * `error` (run_error), `output` (run_final_output), `paused` and `blocks`.
+ * manual run, which ran the draft), input, rerunFromBlock (a fromBlock re-run's block), attempt, the
+ * whole cost object, `error` (run_error), `output` (run_final_output), `paused`, `cancellation` and
+ * `blocks`.
+ *
+ * `cancellation` is null unless a cancellation was asked for: {at, by {apiKeyId, apiKeyName, userId},
+ * reason}, kept even when the run ended otherwise before it could stop (its status says so).
  *
  * `paused` is null unless the run is paused: {pauseKind: "time", pausedAt, resumeAt}, pausedAt
  * being when the Wait that parked it was recorded; at an approval block (…032700_workflows-approvals.sql)
@@ -91,6 +95,8 @@ begin
     'startedAt', p_run.started_at,
     'endedAt', p_run.ended_at,
     'durationMs', p_run.duration_ms,
+    'rerunOf', p_run.rerun_of,
+    'rerunFromBlock', p_run.rerun_from_block,
     'attempt', p_run.attempt,
     'cost', coalesce(p_run.cost, workflows_private.run_cost(p_run.cost_total, null)),
     'error', workflows_private.run_error(p_run.status, p_run.error_code, p_run.error_message, p_run.failed_block),
@@ -106,12 +112,14 @@ begin
       'pausedAt', (select c.recorded_at from workflows_private.run_checkpoints c
         where c.execution_id = p_run.id and c.kind = 'timer' order by c.seq desc limit 1),
       'resumeAt', p_run.parked_until)) end,
+    'cancellation', case when p_run.cancel_requested_at is not null then jsonb_build_object(
+      'at', p_run.cancel_requested_at, 'by', p_run.cancel_requested_by, 'reason', p_run.cancel_reason) end,
     'blocks', case when p_run.ended_at is not null then coalesce(p_run.trace_spans, '[]'::jsonb)
       else (select coalesce(jsonb_agg(c.checkpoint -> 'span' order by c.seq), '[]'::jsonb) from workflows_private.run_checkpoints c
         where c.execution_id = p_run.id and c.kind = 'completed') end);
 end;
 $$;
-comment on function workflows_private.run_detail(public.workflow_executions) is 'The runs API''s detail of a run: status, trigger, deployment version, input, timings, cost, error, output, pause and the blocks that ran.';
+comment on function workflows_private.run_detail(public.workflow_executions) is 'The runs API''s detail of a run: status, trigger, deployment version, input, timings, cost, error, output, pause, cancellation and the blocks that ran.';
 
 -- GET /api/v2/runs ---------------------------------------------------------------------------------
 
@@ -122,7 +130,7 @@ comment on function workflows_private.run_detail(public.workflow_executions) is 
  * one status (run_state's words), one trigger, admitted from/to (inclusive). The page is `p_limit`
  * (1–100) runs after the cursor (`p_cursor_created_at`, `p_cursor_id`: the last run of the
  * previous page). Each entry: {runId, workflowId, status, trigger, createdAt, startedAt, endedAt,
- * durationMs, cost {total}}.
+ * durationMs, rerunOf (the run a re-run re-ran, or null), cost {total}}.
  *
  * Answers {status: 200, body: {data, nextCursor: {createdAt, id} | null}, rateLimit} (the edge
  * function makes the cursor opaque and the rate limit headers), or a refusal: 401, 429, 404
@@ -212,7 +220,7 @@ begin
     select jsonb_agg(jsonb_build_object(
         'runId', e.id, 'workflowId', e.workflow_id, 'status', workflows_private.run_state(e.status, e.parked_until),
         'trigger', e.trigger, 'createdAt', e.created_at, 'startedAt', e.started_at, 'endedAt', e.ended_at,
-        'durationMs', e.duration_ms, 'cost', jsonb_build_object('total', trim_scale(e.cost_total))) order by e.n) filter (where e.n <= $10),
+        'durationMs', e.duration_ms, 'rerunOf', e.rerun_of, 'cost', jsonb_build_object('total', trim_scale(e.cost_total))) order by e.n) filter (where e.n <= $10),
       count(*), (array_agg(e.created_at) filter (where e.n = $10))[1], (array_agg(e.id) filter (where e.n = $10))[1]
     from page as e
     $q$, v_direction, v_rows)

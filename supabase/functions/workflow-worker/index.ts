@@ -27,7 +27,7 @@ Deno.serve(serveEndpoint({
     const result = await drainRunQueue({
       call: services.call, cache: services.cache, files: services.files,
       runTimeoutMs: asyncRunTimeoutMs(), invocationBudgetMs: asyncRunTimeoutMs(), parkAfterMs: parkAfterMs(),
-      log: (event, fields) => log.error(event, fields),
+      log: (event, fields) => log.error(event, fields), cancelSignals: services.cancelSignals,
     }, { batchSize: body.batch_size, visibilitySeconds: body.visibility_timeout });
     return Response.json(result);
   },

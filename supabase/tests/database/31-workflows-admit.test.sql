@@ -109,9 +109,9 @@ select throws_ok($$select public.admit_workflow_run('a9500000-0000-4000-8000-000
 
 -- Admitted ----------------------------------------------------------------------------------------
 
-select is(pg_temp.admit('editor run', 'a9500000-0000-4000-8000-000000000001', 'api', 'sync', pg_temp.key('editor'), p_input => '{"ignored": true}')
+select is(pg_temp.admit('editor run', 'a9500000-0000-4000-8000-000000000001', 'api', 'sync', pg_temp.key('editor'), p_input => '{"kept": true}')
     - array['executionId', 'createdAt', 'leaseExpiresAt', 'rateLimit', 'usage', 'deployment'],
-  jsonb_build_object('status', 200, 'outcome', 'admitted', 'runStatus', 'running', 'trigger', 'api', 'mode', 'sync', 'attempt', 1, 'input', null, 'snapshot', null,
+  jsonb_build_object('status', 200, 'outcome', 'admitted', 'runStatus', 'running', 'trigger', 'api', 'mode', 'sync', 'attempt', 1, 'input', '{"kept": true}'::jsonb, 'snapshot', null,
     'workflow', jsonb_build_object('id', 'a9500000-0000-4000-8000-000000000001', 'name', 'Deployed', 'workspaceId', (select id from ws),
       'billingAccountId', (select w.billing_account_id from public.workspaces w where w.id = (select id from ws))),
     'environment', '{"version": 1, "variables": {"GREETING": "hello"}}'::jsonb),
@@ -125,7 +125,7 @@ select is((pg_temp.answer('editor run') -> 'usage') - 'periodEnd', '{"plan": "fr
   'and the account''s usage, the run''s base charge included');
 select is((select (status, trigger, mode, attempt, api_key_id = (select id from public.api_keys where name = 'Editor key'), triggered_by, started_at, cost_total, input)::text
     from public.workflow_executions where id = (pg_temp.answer('editor run') ->> 'executionId')::uuid),
-  format('(running,api,sync,1,t,a9000000-0000-4000-8000-000000000002,"%s",0.0010000000,)', now()), 'The run is recorded as running, with its key and user; sync input is not kept');
+  format('(running,api,sync,1,t,a9000000-0000-4000-8000-000000000002,"%s",0.0010000000,"{""kept"": true}")', now()), 'The run is recorded as running, with its key, its user and its input (sync runs keep theirs too)');
 select is((select (kind, amount)::text from public.usage_ledger where execution_id = (pg_temp.answer('editor run') ->> 'executionId')::uuid),
   '(execution,0.0010000000)', 'Its base charge is in the ledger');
 

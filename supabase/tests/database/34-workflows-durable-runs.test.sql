@@ -97,7 +97,8 @@ select is((select ((r -> 'attempt')::int, jsonb_array_length(r -> 'checkpoints')
   'A due run is resumed with its history (timer included), even past max_attempts in all: attempts count from its last park');
 select is((pg_temp.row('first')).parked_until, null, 'and is no longer parked');
 select public.finish_workflow_run(pg_temp.run('first'), 'completed', '{"ok": true}');
-select is((select count(*)::int from workflows_private.run_checkpoints where execution_id = pg_temp.run('first')), 0, 'An ended run''s checkpoints are deleted');
+select is((select count(*)::int from workflows_private.run_checkpoints where execution_id = pg_temp.run('first')), 2,
+  'An ended run keeps its checkpoints (for re-runs from a block): they go with the run');
 
 -- Cancelling a parked run, and one whose worker never came back ----------------------------------
 

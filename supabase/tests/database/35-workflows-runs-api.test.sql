@@ -109,7 +109,7 @@ select is((select jsonb_object_agg(r.label, e ->> 'status') from jsonb_array_ele
   '{"parked": "paused", "queued": "queued", "running": "running", "done": "completed", "broke": "failed"}'::jsonb,
   'Statuses are Sim''s: a parked run is paused');
 select is((pg_temp.list(pg_temp.key('owner'), (select id from ws)) -> 'body' -> 'data' -> 0) - 'runId' - 'createdAt' - 'startedAt' - 'endedAt' - 'status' - 'trigger' - 'durationMs' - 'cost',
-  '{"workflowId": "af100000-0000-4000-8000-000000000001"}'::jsonb, 'An entry has runId, workflowId, status, trigger, createdAt, startedAt, endedAt, durationMs and cost');
+  '{"workflowId": "af100000-0000-4000-8000-000000000001", "rerunOf": null}'::jsonb, 'An entry has runId, workflowId, status, trigger, createdAt, startedAt, endedAt, durationMs, rerunOf and cost');
 select is(pg_temp.ids(pg_temp.list(pg_temp.key('owner'), (select id from ws), p_status => 'paused')), array[pg_temp.run('parked')::text], 'The status filter tells paused');
 select is(pg_temp.ids(pg_temp.list(pg_temp.key('owner'), (select id from ws), p_status => 'running')), array[pg_temp.run('running')::text], 'from running');
 select is(pg_temp.ids(pg_temp.list(pg_temp.key('owner'), (select id from ws), p_status => 'queued')), array[pg_temp.run('queued')::text], 'and finds the queued run');
@@ -140,9 +140,9 @@ select is(pg_temp.detail('broke') -> 'error', '{"code": "BLOCK_FAILED", "message
 select is(pg_temp.detail('broke') -> 'output', 'null'::jsonb, 'and its output is null');
 select is(pg_temp.detail('done') - 'runId' - 'createdAt' - 'startedAt' - 'endedAt' - 'durationMs' - 'cost',
   '{"workflowId": "af100000-0000-4000-8000-000000000001", "status": "completed", "trigger": "webhook", "mode": "sync", "deploymentVersion": 1,
-    "input": null, "attempt": 1, "error": null, "output": {"answer": 42}, "paused": null,
+    "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "attempt": 1, "error": null, "output": {"answer": 42}, "paused": null, "cancellation": null,
     "blocks": [{"blockId": "done", "name": "Done", "status": "success"}]}'::jsonb,
-  'A completed run shows its deployment version, output and the blocks that ran (a sync run keeps no input)');
+  'A completed run shows its deployment version, input (sync runs keep theirs too), output and the blocks that ran');
 select is((pg_temp.detail('parked') -> 'paused') - 'pausedAt',
   jsonb_build_object('pauseKind', 'time', 'resumeAt', (select parked_until from public.workflow_executions where id = pg_temp.run('parked'))),
   'A paused run says it waits for time, and until when');
@@ -150,7 +150,7 @@ select is(pg_temp.detail('parked') -> 'blocks', '[{"blockId": "hook", "name": "H
   'and shows the blocks it completed before it parked');
 select is(pg_temp.detail('queued') - 'runId' - 'createdAt' - 'cost',
   '{"workflowId": "af100000-0000-4000-8000-000000000001", "status": "queued", "trigger": "webhook", "mode": "async", "deploymentVersion": 1,
-    "input": {"order": 7}, "startedAt": null, "endedAt": null, "durationMs": null, "attempt": 0, "error": null, "output": null, "paused": null, "blocks": []}'::jsonb,
+    "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "startedAt": null, "endedAt": null, "durationMs": null, "attempt": 0, "error": null, "output": null, "paused": null, "cancellation": null, "blocks": []}'::jsonb,
   'A queued run shows the input it will run with');
 select is(pg_temp.detail('running') -> 'deploymentVersion', 'null'::jsonb, 'A manual run ran the draft: no deployment version');
 

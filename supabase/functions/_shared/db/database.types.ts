@@ -803,14 +803,14 @@ isOneToOne: false
                   ]
                 },"workflow_executions": {
                   Row: {
-                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_requested_at": string | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"park_attempt": number,"parked_until": string | null,"queue_message_id": number | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id": string | null,"triggered_by": string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_reason": string | null,"cancel_requested_at": string | null,"cancel_requested_by": Json | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"park_attempt": number,"parked_until": string | null,"queue_message_id": number | null,"rerun_from_block": string | null,"rerun_of": string | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id": string | null,"triggered_by": string | null,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_requested_at"?: string | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id"?: string,"workspace_id"?: string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -1027,7 +1027,7 @@ isOneToOne: false
 { Args: { "p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger": string,"p_trigger_block_id": string,"p_workflow_id": string }; Returns: Json
                            },
 "admit_workflow_run":
-{ Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id": string }; Returns: Json
+{ Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_rerun_from_block"?: string,"p_rerun_of"?: string,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id"?: string }; Returns: Json
                            },
 "backfill_workflow_schedule":
 { Args: { "p_from": string,"p_schedule_id": string,"p_to": string }; Returns: Json
@@ -1036,7 +1036,7 @@ isOneToOne: false
 { Args: { "sale_date": string }; Returns: Record<string, unknown>
                            },
 "cancel_workflow_run":
-{ Args: { "p_api_key"?: string,"p_execution_id": string,"p_user_id"?: string }; Returns: Json
+{ Args: { "p_api_key"?: string,"p_execution_id": string,"p_reason"?: string,"p_user_id"?: string }; Returns: Json
                            },
 "chat_password_login":
 { Args: { "p_client": string,"p_identifier": string,"p_now"?: string,"p_password": string }; Returns: Json
@@ -1126,7 +1126,7 @@ isOneToOne: false
 { Args: { "p_now"?: string }; Returns: number
                            },
 "finish_workflow_run":
-{ Args: { "p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json
+{ Args: { "p_checkpoints"?: Json,"p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json
                            },
 "finish_workspace_file_sweep":
 { Args: { "p_message_id": number }; Returns: boolean
@@ -1343,11 +1343,17 @@ isOneToOne: false
 "workflow_logs_json":
 { Args: { "p_api_key": string,"p_cursor_id"?: string,"p_cursor_started_at"?: string,"p_details"?: string,"p_end_date"?: string,"p_execution_id"?: string,"p_folder_ids"?: (string)[],"p_include_final_output"?: boolean,"p_include_trace_spans"?: boolean,"p_level"?: string,"p_limit"?: number,"p_max_cost"?: number,"p_max_duration_ms"?: number,"p_min_cost"?: number,"p_min_duration_ms"?: number,"p_model"?: string,"p_order"?: string,"p_start_date"?: string,"p_triggers"?: (string)[],"p_workflow_ids"?: (string)[],"p_workspace_id": string }; Returns: Json
                            },
+"workflow_run_cancel":
+{ Args: { "p_api_key": string,"p_reason"?: string,"p_run_id": string,"p_workflow_id"?: string }; Returns: Json
+                           },
 "workflow_run_detail":
 { Args: { "p_api_key": string,"p_run_id": string,"p_workflow_id"?: string }; Returns: Json
                            },
 "workflow_runs":
 { Args: { "p_api_key": string,"p_cursor_created_at"?: string,"p_cursor_id"?: string,"p_end_date"?: string,"p_limit"?: number,"p_order"?: string,"p_start_date"?: string,"p_status"?: string,"p_trigger"?: string,"p_workflow_id"?: string,"p_workspace_id"?: string }; Returns: Json
+                           },
+"workflow_runs_cancel":
+{ Args: { "p_api_key": string,"p_end_date"?: string,"p_limit"?: number,"p_reason"?: string,"p_start_date"?: string,"p_status"?: string,"p_trigger"?: string,"p_workflow_id"?: string,"p_workspace_id"?: string }; Returns: Json
                            },
 "workflow_usage_limits":
 { Args: { "p_api_key"?: string,"p_user_id"?: string }; Returns: Json

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { decodeUtf8, readBodyBytes, readForm, readJson, readParams, readQuery, validate } from "./body.ts";
+import { decodeUtf8, hasNoBody, readBodyBytes, readForm, readJson, readParams, readQuery, validate } from "./body.ts";
 import { HttpError, type Problem } from "./errors.ts";
 
 /** Errors that say which problem was found, so each test can check the reader's diagnosis. */
@@ -51,6 +51,19 @@ describe("decodeUtf8", () => {
     for (const bytes of [[0xff], [0xc3], [0xed, 0xa0, 0x80]]) {
       expect(() => decodeUtf8(new Uint8Array(bytes), errors)).toThrow(expect.objectContaining({ code: "unstorable_text" }));
     }
+  });
+});
+
+describe("hasNoBody", () => {
+  it("is true without a body, with Content-Length 0, and with neither a length nor chunked encoding (curl -X POST)", () => {
+    expect(hasNoBody(new Request("http://x/", { method: "POST" }))).toBe(true);
+    expect(hasNoBody(new Request("http://x/", { method: "POST", body: "", headers: { "content-length": "0" } }))).toBe(true);
+    expect(hasNoBody(new Request("http://x/", { method: "POST", body: "" }))).toBe(true);
+  });
+
+  it("is false for a body with a length, or sent chunked", () => {
+    expect(hasNoBody(new Request("http://x/", { method: "POST", body: "{}", headers: { "content-length": "2" } }))).toBe(false);
+    expect(hasNoBody(new Request("http://x/", { method: "POST", body: "{}", headers: { "transfer-encoding": "chunked" } }))).toBe(false);
   });
 });
 

@@ -69,6 +69,16 @@ export function decodeUtf8(bytes: Uint8Array, errors: ProblemWords, part: InputP
   }
 }
 
+/**
+ * Whether the request carries no body: none at all, `Content-Length: 0`, or (HTTP/1.1's rule) neither
+ * a Content-Length nor a Transfer-Encoding, as `curl -X POST` without data sends. Endpoints that take
+ * an optional body read such a request as `{}`.
+ */
+export function hasNoBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  return request.body === null || length === "0" || (length === null && !request.headers.has("transfer-encoding"));
+}
+
 /** A JSON body, parsed; refuses the problems listed in the module comment. */
 export async function readJson(request: Request, options: BodyOptions): Promise<unknown> {
   const { errors, contentType = "application/json" } = options;

@@ -12,7 +12,7 @@
  * refused input included, so no record is left `running`. docs/workflows-api.md has the contract.
  */
 import type { Context } from "hono";
-import { readJson, readParams, validate } from "../../http/body.ts";
+import { hasNoBody, readJson, readParams, validate } from "../../http/body.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
 import { isUuid } from "../../http/uuid.ts";
@@ -26,11 +26,13 @@ import type { AdmitAnswer, AdmittedSync, Replay, StoredResponse } from "../runs/
 import { holdSyncLease, SYNC_LEASE_SECONDS, WORKER_LOST } from "../runs/run-lease.ts";
 import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
 import { checkTriggerInput } from "../runs/trigger-input.ts";
+import { collectingDurability } from "../runs/collected-outcomes.ts";
+import type { Checkpoint } from "../executor/replay.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { refusalError } from "./refusals.ts";
 import { executeAnswer, toHttpResponse } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
-import { executeControlSchema, MAX_EXECUTE_BODY_BYTES, type ExecuteControls } from "./schemas.ts";
+import { executeControlSchema, MAX_EXECUTE_BODY_BYTES, MAX_KEPT_INPUT_BYTES, type ExecuteControls } from "./schemas.ts";
 import { resolveSelectedOutputs, selectedOutput, type SelectedOutput } from "./selected-outputs.ts";
 import { streamRun } from "./execute-stream.ts";
 
@@ -45,6 +47,8 @@ interface ExecuteRequest {
   controls: ExecuteControls;
   /** The body without its control fields: the trigger's input. */
   input: unknown;
+  /** Whether a sync run keeps its input for re-runs (a body of at most MAX_KEPT_INPUT_BYTES). */
+  keepsInput: boolean;
 }
 
 /** The job link of an async run, as Sim's clients read it (`taskId` is the execution id). */
@@ -84,7 +88,7 @@ async function readExecuteRequest(c: Context, services: RunServices): Promise<Ex
     timeoutMs = seconds * 1000;
   }
 
-  const empty = request.body === null || request.headers.get("content-length") === "0";
+  const empty = hasNoBody(request);
   const body = empty ? {} : await readJson(request, { errors, maxBytes: MAX_EXECUTE_BODY_BYTES, contentType: null });
   let controls: ExecuteControls = {};
   let input = body;
@@ -105,7 +109,14 @@ async function readExecuteRequest(c: Context, services: RunServices): Promise<Ex
     timeoutMs,
     controls,
     input,
+    keepsInput: mode === "async" || bodySize(request, body) <= MAX_KEPT_INPUT_BYTES,
   };
+}
+
+/** The body's size in bytes: its Content-Length, or (a chunked body) the parsed body's JSON length. */
+function bodySize(request: Request, body: unknown): number {
+  const declared = request.headers.get("content-length");
+  return declared !== null ? Number(declared) : new TextEncoder().encode(JSON.stringify(body) ?? "").length;
 }
 
 /** The answer to a repeated Idempotency-Key: the first execution's answer, or its job link. */
@@ -131,16 +142,32 @@ async function refuseAdmitted(services: RunServices, run: AdmittedSync, status: 
   return toHttpResponse(answer, { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId });
 }
 
+/**
+ * How an admitted sync run is to run: the execute endpoint's request, or a re-run's
+ * (runs-rerun-endpoint.ts), which replays part of its original and answers with X-Rerun-Of.
+ */
+export interface SyncRunPlan {
+  trigger: TriggerRequest;
+  controls: ExecuteControls;
+  timeoutMs: number;
+  /** The workspace the instance's cached environment is assumed to be for (RunCache.environmentFor). */
+  assumedWorkspaceId?: string;
+  /** The block outcomes the run replays, chosen against its compiled workflow, or why it is refused (400). */
+  replay?: (prepared: PreparedRun) => { ok: true; history: readonly Checkpoint[] } | { ok: false; code: string; message: string };
+  /** Headers the answer carries besides the rate limit and X-Execution-Id. */
+  headers?: Record<string, string>;
+}
+
 /** What an admitted run needs checked against its deployed workflow, or the refusal's answer. */
-async function checkAdmitted(services: RunServices, run: AdmittedSync, prepared: PreparedRun, request: ExecuteRequest, trigger: TriggerRequest): Promise<SelectedOutput[] | null | Response> {
+async function checkAdmitted(services: RunServices, run: AdmittedSync, prepared: PreparedRun, plan: SyncRunPlan): Promise<SelectedOutput[] | null | Response> {
   let selected: SelectedOutput[] | null = null;
-  if (request.controls.selectedOutputs) {
-    const resolved = resolveSelectedOutputs(prepared.compiled, request.controls.selectedOutputs);
+  if (plan.controls.selectedOutputs) {
+    const resolved = resolveSelectedOutputs(prepared.compiled, plan.controls.selectedOutputs);
     if (!resolved.ok) return await refuseAdmitted(services, run, 400, "UNKNOWN_SELECTED_OUTPUT", `selectedOutputs entry "${resolved.entry}" is unknown: ${resolved.reason}`, { entry: resolved.entry });
     selected = resolved.selected;
   }
   try {
-    await checkTriggerInput(prepared.compiled, trigger);
+    await checkTriggerInput(prepared.compiled, plan.trigger);
   } catch (error) {
     if (error instanceof FileTooLargeError) return await refuseAdmitted(services, run, 413, "FILE_TOO_LARGE", error.message);
     if (error instanceof WorkflowError) return await refuseAdmitted(services, run, 400, "INVALID_INPUT", error.message);
@@ -151,41 +178,60 @@ async function checkAdmitted(services: RunServices, run: AdmittedSync, prepared:
 
 /**
  * Runs an admitted sync run and answers with its result (or streams it), keeping its short lease
- * meanwhile (run-lease.ts): the run stops if the database says it was lost or cancelled.
+ * meanwhile (run-lease.ts): the run stops if the database says it was lost or cancelled. Its block
+ * outcomes are collected as it goes and stored with its finish (collected-outcomes.ts), for re-runs.
  */
-async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync, request: ExecuteRequest, assumedWorkspaceId: string | undefined): Promise<Response> {
+async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync, plan: SyncRunPlan): Promise<Response> {
   const logger = requestLogger(workflowLog, c.req.raw);
-  const lease = holdSyncLease({ call: services.call, log: (event, fields) => logger.warn(event, fields) }, run);
+  const lease = holdSyncLease({ call: services.call, log: (event, fields) => logger.warn(event, fields), cancelSignals: services.cancelSignals }, run);
   let streaming = false;
   try {
     let prepared: PreparedRun;
     try {
-      prepared = await prepareRun(services.call, services.cache, run, assumedWorkspaceId);
+      prepared = await prepareRun(services.call, services.cache, run, plan.assumedWorkspaceId);
     } catch (error) {
       if (error instanceof ValidationError) return await refuseAdmitted(services, run, 400, "INVALID_WORKFLOW", error.message, { issues: error.issues });
       throw error;
     }
-    const trigger: TriggerRequest = { kind: "api", input: request.input };
-    const selected = await checkAdmitted(services, run, prepared, request, trigger);
+    const replayed = plan.replay?.(prepared) ?? { ok: true, history: [] };
+    if (!replayed.ok) return await refuseAdmitted(services, run, 400, replayed.code, replayed.message);
+    const selected = await checkAdmitted(services, run, prepared, plan);
     if (selected instanceof Response) return selected;
-    const headers = { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId };
+    const headers = { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId, ...plan.headers };
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
-    if (request.controls.stream) {
-      const streamed = streamRun({ services, run, prepared, trigger, selected, files, timeoutMs: request.timeoutMs, request: c.req.raw, headers, lease });
+    const outcomes = collectingDurability(replayed.history);
+    const trigger = plan.trigger;
+    if (plan.controls.stream) {
+      const streamed = streamRun({ services, run, prepared, trigger, selected, files, timeoutMs: plan.timeoutMs, request: c.req.raw, headers, lease, outcomes });
       // The stream outlives this call: it releases the lease when its run ends.
       streaming = true;
       return streamed;
     }
     const result = await runWorkflow({
-      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: request.timeoutMs,
-      signal: AbortSignal.any([c.req.raw.signal, lease.signal]), services: { files },
+      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: plan.timeoutMs,
+      signal: AbortSignal.any([c.req.raw.signal, lease.signal]), services: { files }, durable: outcomes,
     });
     if (lease.lost) return Response.json(recordedFailure(run.executionId, 500, { ...WORKER_LOST, failedBlock: null }), { status: 500, headers });
     const answer = executeAnswer(result, selected ? selectedOutput(selected, result.traceSpans) : result.output);
-    await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer });
+    await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer, checkpoints: outcomes.kept });
     return toHttpResponse(answer, headers);
   } finally {
     if (!streaming) lease.release();
+  }
+}
+
+/**
+ * Runs an admitted sync run (runAdmitted) and answers; whatever breaks after admission, the run is
+ * recorded as ended (recordUnexpectedEnd) before the error goes on to the router's 500.
+ */
+export async function answerAdmittedRun(c: Context, services: RunServices, run: AdmittedSync, plan: SyncRunPlan): Promise<Response> {
+  try {
+    return await runAdmitted(c, services, run, plan);
+  } catch (error) {
+    // Whatever broke after admission, the record must not stay `running`.
+    requestLogger(workflowLog, c.req.raw).error("run_failed_unexpectedly", { executionId: run.executionId, error });
+    await recordUnexpectedEnd(services.call, run.executionId, error);
+    throw error;
   }
 }
 
@@ -198,7 +244,7 @@ export async function handleExecute(c: Context, services: RunServices): Promise<
     p_trigger: "api",
     p_mode: request.mode,
     p_api_key: request.apiKey,
-    p_input: request.mode === "async" ? request.input : null,
+    p_input: request.keepsInput ? request.input : null,
     p_idempotency_key: request.idempotencyKey,
     p_request_hash: request.requestHash,
     p_cached_deployment_ids: hints.p_cached_deployment_ids ?? null,
@@ -213,12 +259,6 @@ export async function handleExecute(c: Context, services: RunServices): Promise<
   if (answer.status === 202) {
     return Response.json(queuedBody(answer.executionId, answer.createdAt), { status: 202, headers: { ...rateLimitHeaders(answer.rateLimit), "X-Execution-Id": answer.executionId } });
   }
-  try {
-    return await runAdmitted(c, services, answer, request, hints.workspaceId);
-  } catch (error) {
-    // Whatever broke after admission, the record must not stay `running`.
-    requestLogger(workflowLog, c.req.raw).error("run_failed_unexpectedly", { executionId: answer.executionId, error });
-    await recordUnexpectedEnd(services.call, answer.executionId, error);
-    throw error;
-  }
+  const trigger: TriggerRequest = { kind: "api", input: request.input };
+  return await answerAdmittedRun(c, services, answer, { trigger, controls: request.controls, timeoutMs: request.timeoutMs, assumedWorkspaceId: hints.workspaceId });
 }

@@ -23,6 +23,7 @@ import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
 import { WORKER_LOST, type SyncLease } from "../runs/run-lease.ts";
 import { endingOf, finishRun, recordUnexpectedEnd, type PreparedRun } from "../runs/run-lifecycle.ts";
 import type { RecordingFileStore } from "../runs/storage-files.ts";
+import type { KeptDurability } from "../executor/replay.ts";
 import { executeAnswer } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
 import { chunkText, selectedOutput, selectedValue, type SelectedOutput } from "./selected-outputs.ts";
@@ -44,11 +45,13 @@ export interface StreamedRun {
    */
   onEnded?: (ending: { result: ExecutionResult; output: unknown; chunks: readonly string[] }) => Promise<void>;
   /**
-   * The run's lease (run-lease.ts), when its caller keeps one: the run stops if it is lost or
-   * cancelled (a lost run ends with an error frame, recording nothing more), and the lease is
-   * released when the run ends.
+   * The run's lease (run-lease.ts), or the cancellation watch of a run that holds none (a chat's):
+   * the run stops if it is lost or cancelled (a lost run ends with an error frame, recording
+   * nothing more), and the lease is released when the run ends.
    */
   lease?: SyncLease;
+  /** The run's block outcomes, collected as it goes and stored with its finish (API runs, for re-runs). */
+  outcomes?: KeptDurability;
 }
 
 /** Starts the run and answers with its event stream (see the module comment). */
@@ -82,13 +85,14 @@ export function streamRun(options: StreamedRun): Response {
       const result = await runWorkflow({
         workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: options.timeoutMs,
         signal: options.lease ? AbortSignal.any([writer.signal, options.lease.signal]) : writer.signal, services: { files }, onChunk, onBlockComplete,
+        durable: options.outcomes,
       });
       if (options.lease?.lost) {
         writer.send({ event: "error", error: WORKER_LOST.message });
         return;
       }
       const output = selected ? selectedOutput(selected, result.traceSpans) : result.output;
-      await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: executeAnswer(result, output) });
+      await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: executeAnswer(result, output), checkpoints: options.outcomes?.kept });
       await options.onEnded?.({ result, output, chunks: sent }).catch((error) => {
         requestLogger(workflowLog, options.request).error("stream_end_hook_failed", { executionId: run.executionId, error });
       });

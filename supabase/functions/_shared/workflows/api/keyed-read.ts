@@ -46,7 +46,8 @@ export interface KeyedReadOptions {
 }
 
 /** The SQL functions behind the keyed reads (each answers as keyedReadAnswer describes). */
-export type KeyedReadFunction = "workflow_logs_json" | "workflow_log_detail" | "workflow_execution_detail" | "workflow_runs" | "workflow_run_detail" | "resume_workflow_run";
+export type KeyedReadFunction = "workflow_logs_json" | "workflow_log_detail" | "workflow_execution_detail" | "workflow_runs" | "workflow_run_detail" | "resume_workflow_run"
+  | "workflow_run_cancel" | "workflow_runs_cancel";
 
 /**
  * Calls the read function `fn` and answers with its body (reshaped by `render`) and the rate limit

@@ -7,7 +7,7 @@
  * The answer shows the Response block's settings instead of applying them, and the trace.
  */
 import type { Context } from "hono";
-import { readJson, readParams, validate } from "../../http/body.ts";
+import { hasNoBody, readJson, readParams, validate } from "../../http/body.ts";
 import { resolveCaller } from "../../http/caller.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
@@ -20,6 +20,7 @@ import { MAX_REQUEST_BODY_BYTES } from "../core/limits.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { AdmitAnswer, StoredResponse } from "../runs/lifecycle-answers.ts";
 import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, refusedEnding, type PreparedRun } from "../runs/run-lifecycle.ts";
+import { watchCancellation } from "../runs/run-lease.ts";
 import { refusalError } from "./refusals.ts";
 import { manualAnswer, toHttpResponse } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
@@ -40,7 +41,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
   if (!caller.verified) throw new HttpError(401, "UNAUTHORIZED", "The access token was not signed by this project's keys");
   const { id } = readParams(c.req.param() as Record<string, string>, errors);
   if (!isUuid(id)) throw new HttpError(404, "NOT_FOUND", `Workflow ${id} not found`);
-  const empty = request.body === null || request.headers.get("content-length") === "0";
+  const empty = hasNoBody(request);
   const body = validate(manualRunBodySchema, empty ? {} : await readJson(request, { errors, maxBytes: MAX_REQUEST_BODY_BYTES, contentType: null }), "body", errors);
 
   const hints = services.cache.admitHints(id);
@@ -52,6 +53,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
   if (answer.outcome === "refused") throw refusalError(answer);
   if (answer.outcome !== "admitted" || answer.status !== 200) throw new Error(`admit answered a manual run with ${answer.outcome} ${answer.status}`);
 
+  const watched = watchCancellation(services.cancelSignals, answer.executionId);
   try {
     let prepared: PreparedRun;
     try {
@@ -65,7 +67,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     let result;
     try {
       result = await runWorkflow({
-        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: request.signal,
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: AbortSignal.any([request.signal, watched.signal]),
         timeoutMs: Math.min(body.timeoutMs ?? services.syncTimeoutMs, services.syncTimeoutMs), services: { files },
       });
     } catch (error) {
@@ -80,5 +82,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     requestLogger(workflowLog, request).error("run_failed_unexpectedly", { executionId: answer.executionId, error });
     await recordUnexpectedEnd(services.call, answer.executionId, error);
     throw error;
+  } finally {
+    watched.release();
   }
 }

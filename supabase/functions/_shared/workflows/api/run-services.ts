@@ -5,6 +5,7 @@
  */
 import { syncRunTimeoutMs } from "../executor/time-budget.ts";
 import { runCache, type RunCache } from "../runs/run-cache.ts";
+import { instanceCancelSignals, type CancelSignals } from "../runs/cancel-signals.ts";
 import { callService, type ServiceCall } from "../../db/service-calls.ts";
 import { storageFileStore, type RecordingFileStore, type RunFilesTarget } from "../runs/storage-files.ts";
 
@@ -15,12 +16,14 @@ export interface RunServices {
   files(target: RunFilesTarget): RecordingFileStore;
   /** The longest a run answered within its request may take (sync and streamed runs). */
   syncTimeoutMs: number;
+  /** Where a run in flight hears at once that it was cancelled (cancel-signals.ts). */
+  cancelSignals: CancelSignals;
 }
 
 let defaults: RunServices | undefined;
 
 /** The function instance's services. */
 export function defaultRunServices(): RunServices {
-  defaults ??= { call: callService, cache: runCache, files: (target) => storageFileStore(target), syncTimeoutMs: syncRunTimeoutMs() };
+  defaults ??= { call: callService, cache: runCache, files: (target) => storageFileStore(target), syncTimeoutMs: syncRunTimeoutMs(), cancelSignals: instanceCancelSignals() };
   return defaults;
 }

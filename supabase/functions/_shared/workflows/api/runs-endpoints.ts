@@ -8,6 +8,8 @@
  *   GET /api/v2/workflows/{workflowId}/runs/{runId}    the same run, if it is that workflow's
  *   POST /api/v2/runs/{runId}/resume                   answer the approval it waits at (runs-resume.ts)
  *   POST /api/v2/workflows/{workflowId}/runs/{runId}/resume   the same, Sim's path
+ *   POST …/cancel                                      cancelling runs (runs-cancel-endpoint.ts)
+ *   POST /api/v2/runs/{runId}/rerun                    a new run of what it ran (runs-rerun-endpoint.ts)
  *
  * Each request needs an `x-api-key` (401 without), has its query or path parsed here (400; an id
  * that is not a UUID names nothing: 404), and is answered by one SQL function (keyed-read.ts) that
@@ -24,6 +26,9 @@ import { encodeCursor } from "./keyset-cursor.ts";
 import { pathId } from "./read-endpoints.ts";
 import { runPosition, runsArguments, runsQuery } from "./runs-schemas.ts";
 import { resumeRun } from "./runs-resume.ts";
+import { cancelRun, cancelRuns } from "./runs-cancel-endpoint.ts";
+import { defaultRunServices, type RunServices } from "./run-services.ts";
+import { handleRerun } from "./runs-rerun-endpoint.ts";
 
 /** Where the `api` function mounts the runs API. */
 export const RUNS_PREFIX = "/api/v2";
@@ -48,8 +53,13 @@ async function oneRun(c: Context, rpc: ServiceCall): Promise<Response> {
   return await answerKeyedRead(rpc, "workflow_run_detail", { p_api_key: apiKey, p_run_id: runId, p_workflow_id: workflowId });
 }
 
+/** What the runs API is built from: the reads' database access, and the services re-runs run on. */
+export interface RunsAppOptions extends KeyedReadOptions {
+  services?: () => RunServices;
+}
+
 /** The runs API as a Hono app, to mount at RUNS_PREFIX. */
-export function createRunsApp({ rpc = callService }: KeyedReadOptions = {}): Hono {
+export function createRunsApp({ rpc = callService, services = defaultRunServices }: RunsAppOptions = {}): Hono {
   return createRouter(
     [
       { method: "GET", path: "/runs", handle: (c) => listRuns(c, rpc) },
@@ -58,6 +68,10 @@ export function createRunsApp({ rpc = callService }: KeyedReadOptions = {}): Hon
       { method: "GET", path: "/workflows/:workflowId/runs/:runId", handle: (c) => oneRun(c, rpc) },
       { method: "POST", path: "/runs/:runId/resume", handle: (c) => resumeRun(c, rpc) },
       { method: "POST", path: "/workflows/:workflowId/runs/:runId/resume", handle: (c) => resumeRun(c, rpc) },
+      { method: "POST", path: "/runs/cancel", handle: (c) => cancelRuns(c, rpc) },
+      { method: "POST", path: "/runs/:runId/cancel", handle: (c) => cancelRun(c, rpc) },
+      { method: "POST", path: "/workflows/:workflowId/runs/:runId/cancel", handle: (c) => cancelRun(c, rpc) },
+      { method: "POST", path: "/runs/:runId/rerun", handle: (c) => handleRerun(c, services()) },
     ],
     { errors, logger: workflowLog },
   );

@@ -33,3 +33,11 @@ export type ExecuteControls = z.output<typeof executeControlSchema>;
 /** Largest execute body: one 20 MB file as a base64 data URL (about 26.7 MiB) plus its other fields. */
 export const MAX_EXECUTE_BODY_BYTES = 32 * 1024 * 1024;
 
+/**
+ * The largest request body whose input a sync run keeps for re-runs (an async run keeps its input
+ * whatever its size: its worker needs it), and the largest re-run body: a sync run's admission
+ * writes its input with it, and inline files up to 20 MB would make every such write (and the
+ * table) heavy. A larger sync input is run but not kept; its run is re-run with an input.
+ */
+export const MAX_KEPT_INPUT_BYTES = 1024 * 1024;
+

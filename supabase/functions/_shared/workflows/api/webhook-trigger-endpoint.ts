@@ -14,7 +14,7 @@
  * instead of running again. docs/triggers.md has the contract.
  */
 import type { Context } from "hono";
-import { readJson, readParams } from "../../http/body.ts";
+import { hasNoBody, readJson, readParams } from "../../http/body.ts";
 import { secretsEqual } from "../../http/constant-time.ts";
 import { HttpError } from "../../http/errors.ts";
 import { requestLogger } from "../../http/logger.ts";
@@ -94,7 +94,7 @@ export async function handleWebhookTrigger(c: Context, services: RunServices): P
   await authenticate(target, request, path);
 
   const delivery = deliveryId(request.headers);
-  const empty = request.body === null || request.headers.get("content-length") === "0";
+  const empty = hasNoBody(request);
   const body = empty ? {} : await readJson(request, { errors, maxBytes: MAX_EXECUTE_BODY_BYTES, contentType: null });
   try {
     await checkInputFormat(target.inputFormat, body, target.blockName);

@@ -103,7 +103,7 @@ function runHandler(run: Run, node: CompiledNode, frame: Frame, input: unknown, 
       run.modelUsage.push({ ...reported });
       usage.push({ ...reported });
     },
-    durable: run.replay !== null,
+    durable: (run.replay?.durability.parkAfterMs ?? null) !== null,
     pause: (ms) => pauseBlock(run, instanceKey(node, frame), ms, controllerOf().signal),
     awaitApproval: (request) => awaitApproval(run, instanceKey(node, frame), node.identity, request, controllerOf().signal),
   };

@@ -22,8 +22,9 @@
  *
  * Loops and parallels are not checkpointed themselves: their bodies' blocks are, under keys that
  * name the iteration (`fn1[loop1:2]`), so a resumed container re-enters and replays what it finished.
- * Synchronous runs have no Durability and pay nothing for any of this. The history's shapes and
- * its index are replay.ts, which the run's state holds without importing this file.
+ * A synchronous run's Durability only collects its checkpoints in memory (runs/collected-outcomes.ts)
+ * and never parks: it pays no round trip per block. The history's shapes and its index are
+ * replay.ts, which the run's state holds without importing this file.
  */
 import type { ApprovalOutcome, ApprovalRequest } from "../core/approvals.ts";
 import type { BlockOutput, TraceSpan } from "../core/context.ts";
@@ -51,7 +52,8 @@ export async function pauseBlock(run: Run, key: string, ms: number, signal: Abor
   const now = run.services.clock.now();
   const dueAt = replay?.timerOf(key) ?? now + ms;
   const left = dueAt - now;
-  if (replay && (left > replay.durability.parkAfterMs || dueAt > run.deadline - DEADLINE_MARGIN_MS)) {
+  const parkAfter = replay?.durability.parkAfterMs ?? null;
+  if (replay && parkAfter !== null && (left > parkAfter || dueAt > run.deadline - DEADLINE_MARGIN_MS)) {
     if (replay.timerOf(key) === undefined) await replay.durability.record({ kind: "timer", key, dueAt });
     const parked = new RunParked(dueAt);
     run.cancellation.abort(parked);

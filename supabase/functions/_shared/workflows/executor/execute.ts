@@ -46,8 +46,9 @@ export interface ExecuteOptions {
   /** Called with each piece of text a block streams (`BlockRun.emitChunk`), tagged with its block id, secrets masked; errors thrown by it are ignored. */
   onChunk?: (blockId: string, chunk: string) => void;
   /**
-   * Makes the run durable (durable.ts): checkpoints at block boundaries, replay of an earlier
-   * attempt's history, long Waits that park. The async worker gives it; synchronous runs do not.
+   * Makes the run durable (durable.ts): checkpoints at block boundaries, replay of a history (an
+   * earlier attempt's, or a re-run's original), long Waits that park. The async worker's records as
+   * it goes; a sync run's collects in memory and never parks.
    */
   durable?: Durability;
 }
@@ -120,6 +121,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     options.signal?.removeEventListener("abort", cancel);
   }
   const endTime = Date.now();
+  options.durable?.close?.((value) => run.redactor.redact(value));
   const response = run.response;
   const result = run.redactor.redact<ExecutionResult>({
     executionId: run.executionId,

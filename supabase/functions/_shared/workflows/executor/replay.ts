@@ -34,16 +34,38 @@ export interface TimerCheckpoint {
 /** One entry of a run's history. */
 export type Checkpoint = CompletedCheckpoint | TimerCheckpoint;
 
-/** What makes a run durable: given by the async worker, never by the synchronous endpoints. */
+/**
+ * What makes a run durable: the async worker gives one that records to the database as the run goes
+ * (runs/durable-run.ts); a sync run one that collects its outcomes in memory for one write at its end
+ * (runs/collected-outcomes.ts), and a re-run from a block replays its original's outcomes through it.
+ */
 export interface Durability {
   /** The run's history from earlier attempts, in the order it was recorded. */
   history: readonly Checkpoint[];
   /** Persists a checkpoint; the run goes on only once it resolves. A rejection stops the run. */
   record(checkpoint: Checkpoint): Promise<void>;
-  /** Waits longer than this park the run instead of sleeping. */
-  parkAfterMs: number;
+  /**
+   * Waits longer than this park the run instead of sleeping; null for a run that never parks (a sync
+   * run: its Waits sleep, and a block sees `durable: false`).
+   */
+  parkAfterMs: number | null;
   /** Where the run's approval blocks keep their approvals; without it, an approval block fails. */
   approvals?: ApprovalDesk;
+  /**
+   * Called once when the run has ended (or parked), with the run's final masking: what a Durability
+   * keeps past the run's end is kept masked, as its trace is (outputs and variables are recorded
+   * unmasked, since the blocks after them must see what they saw).
+   */
+  close?(mask: <T>(value: T) => T): void;
+}
+
+/**
+ * A Durability that also keeps its whole history in memory (the one it was given, then what it
+ * recorded), masked once the run has ended: what the run's finish stores for re-runs.
+ */
+export interface KeptDurability extends Durability {
+  readonly kept: readonly Checkpoint[];
+  close(mask: <T>(value: T) => T): void;
 }
 
 /** The run's abort reason when it parks: ends the attempt, successfully, until `resumeAt`. */

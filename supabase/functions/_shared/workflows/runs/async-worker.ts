@@ -16,14 +16,14 @@
  * Runs are durable (durable-run.ts): each completed block is checkpointed, a later attempt resumes
  * from the checkpoints, and a long Wait parks the run (park_workflow_run) instead of holding a slot.
  */
-import type { TriggerKind } from "../core/context.ts";
 import { runWorkflow } from "./run-workflow.ts";
 import { ValidationError } from "../state/issues.ts";
 import type { RunPayload } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
 import { durabilityOf, parkRun } from "./durable-run.ts";
 import { keepAlive } from "./run-lease.ts";
-import { endingOf, finishRun, prepareRun, recordUnexpectedEnd } from "./run-lifecycle.ts";
+import type { CancelSignals } from "./cancel-signals.ts";
+import { endingOf, finishRun, prepareRun, recordUnexpectedEnd, triggerOf } from "./run-lifecycle.ts";
 import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
 import type { RecordingFileStore, RunFilesTarget } from "./storage-files.ts";
 
@@ -40,6 +40,8 @@ export interface WorkerServices {
   invocationBudgetMs: number;
   /** Errors worth a log line (a run that broke the worker's own code). */
   log(event: string, fields: Record<string, unknown>): void;
+  /** Where a run hears at once that it was cancelled (cancel-signals.ts). */
+  cancelSignals: CancelSignals;
 }
 
 /** What the poller sends. */
@@ -67,15 +69,10 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       return;
     }
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
-    const trigger = {
-      kind: run.trigger as TriggerKind,
-      ...(run.triggerBlockId ? { blockId: run.triggerBlockId } : {}),
-      ...(run.input !== null && run.input !== undefined ? { input: run.input } : {}),
-    };
+    const durable = durabilityOf(services.call, run, services.parkAfterMs, onLost);
     const result = await runWorkflow({
-      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
-      timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files },
-      durable: durabilityOf(services.call, run, services.parkAfterMs, onLost),
+      workflow: prepared.compiled, trigger: triggerOf(run), env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
+      timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files }, durable,
     });
     if (result.status === "parked") {
       const parked = await parkRun(services.call, run, result.resumeAt as string);
@@ -84,7 +81,8 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
       return;
     }
     if (lost) return;
-    await finishRun(services.call, run.executionId, endingOf(result, files.files));
+    // Its history is kept for re-runs, masked (it was recorded unmasked, for the blocks after each).
+    await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), checkpoints: durable.kept });
   } catch (error) {
     services.log("async_run_failed", { executionId: run.executionId, attempt: run.attempt, error });
     // A lost database connection (a 503 of ours) is no failure of the run: it is left to its lease,

@@ -9,7 +9,8 @@
  * the worker (as do Waits that would outlast the attempt's time).
  */
 import { readEnv } from "../../config/env.ts";
-import type { Durability } from "../executor/replay.ts";
+import type { KeptDurability } from "../executor/replay.ts";
+import { collectingDurability } from "./collected-outcomes.ts";
 import { WorkflowError } from "../core/errors.ts";
 import { setting } from "../executor/time-budget.ts";
 import type { ParkAnswer, RunPayload } from "./lifecycle-answers.ts";
@@ -34,19 +35,27 @@ const RECORD_ATTEMPTS = 3;
  * stays lost the attempt lets go of the run the same way: it is not ended, so when its lease runs
  * out the sweeper queues it again and the next attempt resumes from the last checkpoint, as after a
  * worker that died. Text jsonb cannot store is replaced, as finishRun does. Approval blocks keep
- * their approvals through approval-desk.ts.
+ * their approvals through approval-desk.ts. What it records is kept in memory too, as a sync run's
+ * collector keeps it (collected-outcomes.ts): masked once the run ends, for the run's finish to
+ * store over the unmasked records (docs/workflow-runs.md, "Re-running runs": what outlives a run is
+ * masked).
  */
-export function durabilityOf(call: ServiceCall, run: RunPayload, parkAfter: number, onLost: () => void): Durability {
+export function durabilityOf(call: ServiceCall, run: RunPayload, parkAfter: number, onLost: () => void): KeptDurability {
+  const memory = collectingDurability(run.checkpoints ?? []);
   return {
-    history: run.checkpoints ?? [],
+    history: memory.history,
     parkAfterMs: parkAfter,
     approvals: approvalDeskOf(call, run, onLost),
+    get kept() {
+      return memory.kept;
+    },
+    close: (mask) => memory.close(mask),
     async record(checkpoint) {
       let sent: unknown = checkpoint;
       for (let attempt = 1; ; attempt++) {
         try {
           const answer = (await call("record_workflow_checkpoint", { p_execution_id: run.executionId, p_attempt: run.attempt, p_checkpoint: sent })) as { recorded: boolean };
-          if (answer.recorded) return;
+          if (answer.recorded) return await memory.record(checkpoint);
           onLost();
           throw new WorkflowError("CANCELLED", "another attempt took the run over, or it ended");
         } catch (error) {

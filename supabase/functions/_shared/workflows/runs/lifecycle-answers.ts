@@ -46,8 +46,15 @@ export interface RunPayload {
   snapshot: { id: string; state: unknown; issues: ValidationIssue[] } | null;
   /** `variables` is left out when the caller holds `version`. */
   environment: { version: number; variables?: Record<string, string> };
-  /** A claimed async run's history from earlier attempts (executor/durable.ts); empty on a first attempt, absent for sync runs. */
+  /**
+   * A claimed async run's history from earlier attempts (executor/durable.ts), empty on a first
+   * attempt; for a fromBlock re-run, its original's completed block instances; absent otherwise.
+   */
   checkpoints?: Checkpoint[];
+  /** A re-run's original run. */
+  rerunOf?: string;
+  /** A fromBlock re-run's block (null for a whole re-run). */
+  fromBlock?: string | null;
 }
 
 /** A refusal: the HTTP status and `{error, code}`, with what the headers need. */

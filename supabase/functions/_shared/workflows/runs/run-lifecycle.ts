@@ -5,10 +5,11 @@
  * finish_workflow_run, which also prices and charges its model usage. The SQL decides everything
  * else (docs/workflow-runs.md).
  */
-import type { ExecutionResult, UserFile } from "../core/context.ts";
+import type { ExecutionResult, TriggerKind, TriggerRequest, UserFile } from "../core/context.ts";
 import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { CompiledWorkflow } from "../executor/graph.ts";
 import type { BlockIdentity, WorkflowErrorCode } from "../core/errors.ts";
+import type { Checkpoint } from "../executor/replay.ts";
 import type { RunPayload, StoredResponse } from "./lifecycle-answers.ts";
 import type { RunCache } from "./run-cache.ts";
 import { isDatabaseUnavailable, type ServiceCall } from "../../db/service-calls.ts";
@@ -34,6 +35,18 @@ export async function prepareRun(call: ServiceCall, cache: RunCache, payload: Ru
   return { compiled, env };
 }
 
+/**
+ * The trigger a recorded run starts from: its kind, its trigger block when one was recorded, and its
+ * input (the async worker's claimed runs, and re-runs, which start as their original did).
+ */
+export function triggerOf(run: RunPayload): TriggerRequest {
+  return {
+    kind: run.trigger as TriggerKind,
+    ...(run.triggerBlockId ? { blockId: run.triggerBlockId } : {}),
+    ...(run.input !== null && run.input !== undefined ? { input: run.input } : {}),
+  };
+}
+
 /** How a run ended, as finish_workflow_run takes it. */
 export interface RunEnding {
   status: "completed" | "failed" | "cancelled";
@@ -44,6 +57,8 @@ export interface RunEnding {
   modelUsage?: ModelUsage[];
   durationMs?: number;
   response?: StoredResponse | null;
+  /** The run's kept block outcomes, masked (replay.ts's KeptDurability), stored with its end in one write. */
+  checkpoints?: readonly Checkpoint[];
 }
 
 /** The ending of an executed run: a timeout is failed with RUN_TIMEOUT, a cancellation cancelled. */
@@ -131,5 +146,6 @@ async function callFinish(call: ServiceCall, executionId: string, ending: RunEnd
     p_model_usage: ending.modelUsage ?? null,
     p_duration_ms: ending.durationMs ?? null,
     p_response: ending.response ?? null,
+    p_checkpoints: ending.checkpoints && ending.checkpoints.length > 0 ? ending.checkpoints : null,
   });
 }

@@ -25,6 +25,7 @@ import { ValidationError } from "../../state/issues.ts";
 import type { AdmittedSync, Refusal } from "../../runs/lifecycle-answers.ts";
 import { finishRun, prepareRun, recordUnexpectedEnd, type PreparedRun } from "../../runs/run-lifecycle.ts";
 import { streamRun } from "../execute-stream.ts";
+import { watchCancellation } from "../../runs/run-lease.ts";
 import { rateLimitHeaders } from "../rate-limit-headers.ts";
 import type { RunServices } from "../run-services.ts";
 import { chunkText, resolveSelectedOutputs, type SelectedOutput } from "../selected-outputs.ts";
@@ -227,7 +228,7 @@ export async function handleChatMessage(c: Context, services: RunServices): Prom
     const trigger: TriggerRequest = { kind: "chat", blockId: run.triggerBlockId, input: run.input };
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
     return streamRun({
-      services, run, prepared, trigger, selected, files, timeoutMs, request,
+      services, run, prepared, trigger, selected, files, timeoutMs, request, lease: watchCancellation(services.cancelSignals, run.executionId),
       headers: { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId, "X-Conversation-Id": conversationId, "Cache-Control": "no-store" },
       onEnded: async ({ result, output, chunks }) => {
         if (!result.success) return;
