@@ -333,7 +333,8 @@ comment on function workflows_private.attempt_results(jsonb, timestamptz) is 'A 
  * whose worker died is made again. An attempt reported after another one took over (its worker was
  * presumed dead) is kept in the history and changes nothing else. A delivery that dies (a dead
  * letter) extends its subscription's run of dead deliveries and one that arrives ends it; a
- * subscription whose run reaches its `disable_after_dead_deliveries` is switched off, with the reason.
+ * subscription whose run reaches its `disable_after_dead_deliveries` is switched off, with the reason,
+ * and its owner told by e-mail.
  * Set-based, one statement per step for the whole batch. Returns how many attempts were recorded.
  */
 create function public.record_webhook_attempts(p_attempts jsonb)
@@ -347,6 +348,7 @@ declare
   v_count integer;
   v_done bigint[];
   v_counted uuid[];
+  v_switched_off public.webhook_subscriptions;
 begin
   if jsonb_typeof(p_attempts) is distinct from 'array' or exists (
     select 1 from jsonb_to_recordset(p_attempts) as r ("deliveryId" uuid, attempt integer, "startedAt" timestamptz, outcome text, "retryInMs" integer)
@@ -410,18 +412,29 @@ begin
   end if;
 
   -- A receiver that keeps failing is switched off rather than sent every run for ever: its
-  -- pending deliveries then fail at their next claim, and an editor switches it on again.
-  update public.webhook_subscriptions s set
-    active = false, disabled_at = v_now,
-    disabled_reason = (
-      select format('Switched off after %s dead deliveries in a row; the last (%s) failed: %s',
-        s.consecutive_dead_deliveries, d.id, coalesce(d.last_error, 'no reason recorded'))
-      from public.webhook_deliveries d
-      where d.subscription_id = s.id and d.status = 'failed'
-      order by d.failed_at desc nulls last
-      limit 1
-    )
-  where s.id = any(v_counted) and s.active and s.consecutive_dead_deliveries >= s.disable_after_dead_deliveries;
+  -- pending deliveries then fail at their next claim, and an editor switches it on again. Its
+  -- owner (who made it, else the workflow's owner) is told by e-mail.
+  for v_switched_off in
+    update public.webhook_subscriptions s set
+      active = false, disabled_at = v_now,
+      disabled_reason = (
+        select format('Switched off after %s dead deliveries in a row; the last (%s) failed: %s',
+          s.consecutive_dead_deliveries, d.id, coalesce(d.last_error, 'no reason recorded'))
+        from public.webhook_deliveries d
+        where d.subscription_id = s.id and d.status = 'failed'
+        order by d.failed_at desc nulls last
+        limit 1
+      )
+    where s.id = any(v_counted) and s.active and s.consecutive_dead_deliveries >= s.disable_after_dead_deliveries
+    returning s.*
+  loop
+    perform workflows_private.notify_owner('subscription_switched_off', v_switched_off.workspace_id, v_switched_off.workflow_id,
+      coalesce(v_switched_off.created_by, workflows_private.workflow_owner(v_switched_off.workflow_id)),
+      format('[Orbita] Webhook switched off: %s', v_switched_off.url),
+      format('Completion webhooks of workflow "%s" to %s were switched off. %s. Switch the subscription back on once the receiver is fixed, and replay its dead letters with redeliver_failed_webhooks.',
+        (select w.name from public.workflows w where w.id = v_switched_off.workflow_id), v_switched_off.url, v_switched_off.disabled_reason),
+      jsonb_build_object('subscriptionId', v_switched_off.id, 'url', v_switched_off.url, 'disabledReason', v_switched_off.disabled_reason));
+  end loop;
   return v_count;
 end;
 $$;

@@ -296,8 +296,8 @@ comment on function workflows_private.fire_due_schedules(timestamptz, integer) i
 
 /**
  * Counts a schedule run's end against its schedule: a failed run adds a consecutive failure and
- * pauses the schedule at its maximum (saying why), a completed run resets the count; a cancelled
- * run changes nothing.
+ * pauses the schedule at its maximum (saying why, and telling the workflow's owner by e-mail), a
+ * completed run resets the count; a cancelled run changes nothing.
  */
 create function workflows_private.count_schedule_run()
 returns trigger
@@ -305,6 +305,8 @@ language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  v_paused public.workflow_schedules;
 begin
   update public.workflow_schedules s set
     consecutive_failures = case when new.status = 'failed' then s.consecutive_failures + 1 else 0 end,
@@ -315,7 +317,15 @@ begin
         coalesce(new.error_code, 'an error'), coalesce(new.error_message, 'no message'))
       else s.paused_reason end,
     next_run_at = case when new.status = 'failed' and s.consecutive_failures + 1 >= s.max_consecutive_failures then null else s.next_run_at end
-  where s.workflow_id = new.workflow_id and s.block_id = new.trigger_block_id and s.status = 'active' and new.status <> 'cancelled';
+  where s.workflow_id = new.workflow_id and s.block_id = new.trigger_block_id and s.status = 'active' and new.status <> 'cancelled'
+  returning s.* into v_paused;
+  if v_paused.status = 'paused' then
+    perform workflows_private.notify_owner('schedule_paused', new.workspace_id, new.workflow_id, workflows_private.workflow_owner(new.workflow_id),
+      format('[Orbita] Schedule paused: %s', (select w.name from public.workflows w where w.id = new.workflow_id)),
+      format('The schedule of block "%s" of workflow "%s" was paused. %s. Resume it with resume_workflow_schedule once the cause is fixed.',
+        v_paused.block_id, (select w.name from public.workflows w where w.id = new.workflow_id), v_paused.paused_reason),
+      jsonb_build_object('scheduleId', v_paused.id, 'blockId', v_paused.block_id, 'pausedReason', v_paused.paused_reason));
+  end if;
   return null;
 end;
 $$;

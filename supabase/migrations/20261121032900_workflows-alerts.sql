@@ -24,6 +24,8 @@ comment on type public.workflow_alert_kind is 'What an alert rule watches: conse
 create type public.workflow_alert_channel as enum ('email', 'webhook');
 comment on type public.workflow_alert_channel is 'How an alert is delivered: email (through Resend) or webhook (a signed POST to a webhook subscription''s receiver).';
 create type public.workflow_alert_delivery as enum ('pending', 'sent', 'failed');
+create type public.workflow_alert_source as enum ('rule', 'schedule_paused', 'subscription_switched_off');
+comment on type public.workflow_alert_source is 'What raised an alert event: an alert rule, or the service telling an owner that it paused their schedule or switched off their webhook subscription.';
 comment on type public.workflow_alert_delivery is 'pending (queued for the alerts worker), sent, or failed (every attempt used; last_error says why).';
 
 create table public.workflow_alert_rules (
@@ -78,33 +80,46 @@ create index workflow_alert_rules_enabled_idx on public.workflow_alert_rules (id
 
 create table public.workflow_alert_events (
   id uuid primary key default gen_random_uuid(),
-  rule_id uuid not null references public.workflow_alert_rules (id) on delete cascade,
-  workspace_id uuid not null,
+  source public.workflow_alert_source not null default 'rule',
+  rule_id uuid references public.workflow_alert_rules (id) on delete cascade,
+  workspace_id uuid not null references public.workspaces (id) on delete cascade,
   workflow_id uuid,
-  kind public.workflow_alert_kind not null,
+  kind public.workflow_alert_kind,
   observed numeric,
+  channel public.workflow_alert_channel not null,
+  email_to text[] not null default '{}',
+  webhook_subscription_id uuid references public.webhook_subscriptions (id) on delete cascade,
+  subject text not null,
   message text not null,
+  data jsonb not null default '{}',
   fired_at timestamptz not null,
   delivery public.workflow_alert_delivery not null default 'pending',
   attempts integer not null default 0,
   last_error text,
   sent_at timestamptz
 );
-comment on table public.workflow_alert_events is 'Every time an alert rule fired, and how its delivery went. Written only by the alert functions; members read them.';
+comment on table public.workflow_alert_events is 'Every alert sent or to send: a rule that fired, or an owner told that the service paused their schedule or switched off their subscription; each holds where it goes, as it was when raised. Written only by the alert functions; members read them.';
+comment on column public.workflow_alert_events.source is 'rule, schedule_paused or subscription_switched_off.';
+comment on column public.workflow_alert_events.channel is 'email or webhook, as the rule (or the owner notice: email) said when it was raised.';
+comment on column public.workflow_alert_events.email_to is 'The recipients of an e-mail.';
+comment on column public.workflow_alert_events.webhook_subscription_id is 'The receiver of a webhook alert.';
+comment on column public.workflow_alert_events.subject is 'The e-mail''s subject.';
+comment on column public.workflow_alert_events.data is 'The webhook event''s data (and what an e-mail reports), fixed when it was raised.';
 comment on column public.workflow_alert_events.id is 'Event id (the delivered alert''s id and Idempotency-Key).';
-comment on column public.workflow_alert_events.rule_id is 'The rule that fired.';
+comment on column public.workflow_alert_events.rule_id is 'The rule that fired (null for an owner notice).';
 comment on column public.workflow_alert_events.workspace_id is 'The workspace (row-level security reads it).';
 comment on column public.workflow_alert_events.workflow_id is 'The rule''s workflow (null for a workspace rule).';
-comment on column public.workflow_alert_events.kind is 'The rule''s kind when it fired.';
+comment on column public.workflow_alert_events.kind is 'The rule''s kind when it fired (null for an owner notice).';
 comment on column public.workflow_alert_events.observed is 'What was measured: failed runs in a row, the failure share, the p95 in ms, the highest cost, or 0 runs.';
 comment on column public.workflow_alert_events.message is 'The alert in words, as delivered.';
-comment on column public.workflow_alert_events.fired_at is 'When the evaluation fired it.';
+comment on column public.workflow_alert_events.fired_at is 'When it was raised.';
 comment on column public.workflow_alert_events.delivery is 'pending, sent or failed.';
 comment on column public.workflow_alert_events.attempts is 'Delivery attempts made.';
 comment on column public.workflow_alert_events.last_error is 'Why the latest attempt failed.';
 comment on column public.workflow_alert_events.sent_at is 'When it was delivered.';
 
 create index workflow_alert_events_rule_idx on public.workflow_alert_events (rule_id, fired_at desc);
+create index workflow_alert_events_subscription_idx on public.workflow_alert_events (webhook_subscription_id);
 create index workflow_alert_events_workspace_idx on public.workflow_alert_events (workspace_id, fired_at desc);
 
 -- Writing rules ----------------------------------------------------------------------------------------
@@ -306,10 +321,16 @@ begin
     from evaluated a where r.id = (a.rule).id and (a.fire or r.firing is distinct from a.breached)
   ),
   fired as (
-    insert into public.workflow_alert_events (rule_id, workspace_id, workflow_id, kind, observed, message, fired_at)
-    select (a.rule).id, (a.rule).workspace_id, (a.rule).workflow_id, (a.rule).kind, a.observed,
-      workflows_private.alert_message(a.rule, a.observed), p_now
+    insert into public.workflow_alert_events (source, rule_id, workspace_id, workflow_id, kind, observed, channel, email_to, webhook_subscription_id,
+      subject, message, data, fired_at)
+    select 'rule', (a.rule).id, (a.rule).workspace_id, (a.rule).workflow_id, (a.rule).kind, a.observed, (a.rule).channel, (a.rule).email_to,
+      (a.rule).webhook_subscription_id, format('[Orbita alert] %s', (a.rule).name), m.message,
+      jsonb_build_object('ruleId', (a.rule).id, 'ruleName', (a.rule).name, 'kind', (a.rule).kind, 'workspaceId', (a.rule).workspace_id,
+        'workflowId', (a.rule).workflow_id, 'observed', a.observed, 'threshold', (a.rule).threshold, 'windowMinutes', (a.rule).window_minutes,
+        'message', m.message, 'firedAt', p_now),
+      p_now
     from evaluated a
+    cross join lateral (select workflows_private.alert_message(a.rule, a.observed) as message) m
     where a.fire
     returning id
   )
@@ -319,14 +340,59 @@ end;
 $$;
 comment on function workflows_private.evaluate_alert_rules(timestamptz) is 'Evaluates every enabled alert rule at a time and fires those due (event + queue message). Returns how many fired.';
 
+-- Telling owners -----------------------------------------------------------------------------------------
+
+/** Who owns a workflow: its creator, or when that user is gone, its workspace's creator. */
+create function workflows_private.workflow_owner(p_workflow_id uuid)
+returns uuid
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(w.created_by, ws.created_by) from public.workflows w join public.workspaces ws on ws.id = w.workspace_id where w.id = p_workflow_id;
+$$;
+comment on function workflows_private.workflow_owner(uuid) is 'The user who owns a workflow: its creator, else its workspace''s creator.';
+
+/**
+ * Tells `p_user_id` by e-mail that the service changed something of theirs on its own (paused a
+ * schedule, switched off a webhook subscription): an alert event to their address, delivered by
+ * the alerts worker as a fired rule is, in the transaction that made the change. Nothing when the
+ * user is gone or has no address. Returns the event id, or null.
+ */
+create function workflows_private.notify_owner(p_source public.workflow_alert_source, p_workspace_id uuid, p_workflow_id uuid,
+  p_user_id uuid, p_subject text, p_message text, p_data jsonb)
+returns uuid
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_email text;
+  v_id uuid;
+begin
+  select u.email into v_email from auth.users u where u.id = p_user_id;
+  if v_email is null then
+    return null;
+  end if;
+  insert into public.workflow_alert_events (source, workspace_id, workflow_id, channel, email_to, subject, message, data, fired_at)
+  values (p_source, p_workspace_id, p_workflow_id, 'email', array[v_email], p_subject, p_message,
+    p_data || jsonb_build_object('workspaceId', p_workspace_id, 'workflowId', p_workflow_id, 'message', p_message, 'firedAt', now()), now())
+  returning id into v_id;
+  perform pgmq.send('workflow_alerts', jsonb_build_object('eventId', v_id));
+  return v_id;
+end;
+$$;
+comment on function workflows_private.notify_owner(public.workflow_alert_source, uuid, uuid, uuid, text, text, jsonb) is
+  'E-mails a user that the service paused their schedule or switched off their subscription (an alert event for the alerts worker).';
+
 -- Delivering alerts ------------------------------------------------------------------------------------
 
 /**
- * The alerts worker takes up to `p_batch_size` fired alerts (pgmq.read on workflow_alerts, hidden
+ * The alerts worker takes up to `p_batch_size` alert events (pgmq.read on workflow_alerts, hidden
  * for `p_visibility_timeout` seconds), each with what its delivery needs: {messageId, eventId,
  * attempt, channel, emailTo (email), url and secret (webhook: the subscription's, the secret
- * decrypted or null), subject, message, event (the webhook event's data)}. Messages of events
- * already delivered or given up, or whose rule or subscription is gone, are dropped; an event on
+ * decrypted or null), subject, message, event (the webhook event's data, with its source)}.
+ * Messages of events already delivered or given up, or gone with their workspace, are dropped; an event on
  * its sixth read is given up (failed, last_error kept) rather than tried for ever. Service role only.
  */
 create function public.claim_alert_deliveries(p_batch_size integer default 20, p_visibility_timeout integer default 60)
@@ -368,16 +434,13 @@ begin
     returning e.*, c.msg_id
   )
   select jsonb_agg(jsonb_build_object(
-      'messageId', c.msg_id, 'eventId', c.id, 'attempt', c.attempts, 'channel', r.channel, 'emailTo', to_jsonb(r.email_to),
+      'messageId', c.msg_id, 'eventId', c.id, 'attempt', c.attempts, 'channel', c.channel, 'emailTo', to_jsonb(c.email_to),
       'url', s.url, 'secret', case when s.has_secret then workflows_private.webhook_secret(s.id) end,
-      'subject', format('[Orbita alert] %s', r.name), 'message', c.message,
-      'event', jsonb_build_object('ruleId', r.id, 'ruleName', r.name, 'kind', c.kind, 'workspaceId', c.workspace_id, 'workflowId', c.workflow_id,
-        'observed', c.observed, 'threshold', r.threshold, 'windowMinutes', r.window_minutes, 'message', c.message, 'firedAt', c.fired_at))
+      'subject', c.subject, 'message', c.message, 'event', c.data || jsonb_build_object('source', c.source))
     order by c.fired_at)
   into v_alerts
   from claimed c
-  join public.workflow_alert_rules r on r.id = c.rule_id
-  left join public.webhook_subscriptions s on s.id = r.webhook_subscription_id;
+  left join public.webhook_subscriptions s on s.id = c.webhook_subscription_id;
   return jsonb_build_object('alerts', coalesce(v_alerts, '[]'::jsonb));
 end;
 $$;
@@ -455,6 +518,8 @@ create policy "Members can read their workspaces' alert events" on public.workfl
   using (workspace_id in (select workflows_private.member_workspace_ids('viewer')));
 
 revoke execute on function
+  workflows_private.workflow_owner(uuid),
+  workflows_private.notify_owner(public.workflow_alert_source, uuid, uuid, uuid, text, text, jsonb),
   workflows_private.prepare_alert_rule(),
   workflows_private.alert_scope_runs(public.workflow_alert_rules, timestamptz, timestamptz, boolean, integer),
   workflows_private.alert_observation(public.workflow_alert_rules, timestamptz),

@@ -2,11 +2,12 @@
  * Dead letters end to end (issue 32, item 5), through the real delivery worker and a scripted
  * receiver: a delivery refused for good keeps what the receiver said; members list dead letters
  * through the data API; a subscription whose deliveries keep dying is switched off with the
- * reason; an editor switches it back on and replays the dead letters of a time range, which
+ * reason and its owner e-mailed; an editor switches it back on and replays the dead letters of a time range, which
  * arrive under their own ids.
  */
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { latestMail } from "../helpers/auth.ts";
 import type { TestUser } from "../helpers/clients.ts";
 import { WebhookReceiver } from "../stand-ins/webhook-receiver.ts";
 import { createWorkspace, type TestWorkspace } from "./factories.ts";
@@ -59,6 +60,10 @@ describe("dead letters", () => {
     });
     expect(switchedOff.consecutive_dead_deliveries).toBe(2);
     expect(switchedOff.disabled_reason).toBe(`Switched off after 2 dead deliveries in a row; the last (${secondDead.id}) failed: The receiver answered HTTP 404`);
+    // Its owner, the editor who made it, is told by e-mail (through the alerts worker).
+    const notice = await latestMail(editor.email);
+    expect(notice.subject).toBe(`[Orbita] Webhook switched off: ${receiver.url("/gone")}`);
+    expect(notice.html).toContain(switchedOff.disabled_reason);
 
     // The dead letters, as a member lists them.
     const { data: letters, error } = await viewer.client.from("webhook_deliveries").select("*")

@@ -3,7 +3,7 @@
 -- and time range, capped per call; a subscription whose deliveries keep dying is switched off with
 -- the reason, and only the delivery functions write that record.
 begin;
-select plan(26);
+select plan(27);
 
 insert into auth.users (id, email, aud, role) values
   ('ae100000-0000-4000-8000-000000000001', 'owner@dead.test', 'authenticated', 'authenticated'),
@@ -104,6 +104,8 @@ select ok((select disabled_at is not null from public.webhook_subscriptions wher
 select is((select disabled_reason from public.webhook_subscriptions where id = pg_temp.sub()),
   format('Switched off after 2 dead deliveries in a row; the last (%s) failed: The receiver answered HTTP 500', (pg_temp.delivery('d')).id),
   'and why');
+select is((select (source, email_to, subject)::text from public.workflow_alert_events where data ->> 'subscriptionId' = pg_temp.sub()::text),
+  '(subscription_switched_off,{editor@dead.test},"[Orbita] Webhook switched off: https://hooks.example.com/dying")', 'and tells its owner, who made it, by e-mail');
 
 select pg_temp.finished('e');
 select ok((pg_temp.delivery('e')).id is null, 'A switched-off subscription gets no new deliveries');

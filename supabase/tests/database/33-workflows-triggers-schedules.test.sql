@@ -2,7 +2,7 @@
 -- overlapping run, fire once after downtime, pause after consecutive failures, and refuse an
 -- unusable expression or time zone at deploy.
 begin;
-select plan(36);
+select plan(37);
 
 insert into auth.users (id, email, aud, role) values
   ('ae000000-0000-4000-8000-000000000001', 'owner@schedules.test', 'authenticated', 'authenticated'),
@@ -122,6 +122,8 @@ select is(((pg_temp.schedule('af000000-0000-4000-8000-000000000001')).status, (p
 select is((pg_temp.schedule('af000000-0000-4000-8000-000000000001')).paused_reason,
   format('Paused after 2 consecutive failed runs; the last (%s) failed with BLOCK_FAILED: still broken', (select fired -> 0 ->> 'executionId' from more_ticks)),
   'saying why');
+select is((select (source, email_to, subject, delivery)::text from public.workflow_alert_events where workflow_id = 'af000000-0000-4000-8000-000000000001'),
+  '(schedule_paused,{owner@schedules.test},"[Orbita] Schedule paused: Daily",pending)', 'and telling the workflow''s owner by e-mail');
 select is(pg_temp.fire('2030-03-20 06:30Z'), '[]'::jsonb, 'A paused schedule does not fire');
 
 select pg_temp.act_as('ae000000-0000-4000-8000-000000000002');

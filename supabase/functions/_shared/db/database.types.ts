@@ -711,14 +711,14 @@ isOneToOne: false
                   ]
                 },"workflow_alert_events": {
                   Row: {
-                    "attempts": number,"delivery": Database["public"]['Enums']["workflow_alert_delivery"],"fired_at": string,"id": string,"kind": Database["public"]['Enums']["workflow_alert_kind"],"last_error": string | null,"message": string,"observed": number | null,"rule_id": string,"sent_at": string | null,"workflow_id": string | null,"workspace_id": string
+                    "attempts": number,"channel": Database["public"]['Enums']["workflow_alert_channel"],"data": NonNullable<Json>,"delivery": Database["public"]['Enums']["workflow_alert_delivery"],"email_to": (string)[],"fired_at": string,"id": string,"kind": Database["public"]['Enums']["workflow_alert_kind"] | null,"last_error": string | null,"message": string,"observed": number | null,"rule_id": string | null,"sent_at": string | null,"source": Database["public"]['Enums']["workflow_alert_source"],"subject": string,"webhook_subscription_id": string | null,"workflow_id": string | null,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "attempts"?: number,"delivery"?: Database["public"]['Enums']["workflow_alert_delivery"],"fired_at": string,"id"?: string,"kind": Database["public"]['Enums']["workflow_alert_kind"],"last_error"?: string | null,"message": string,"observed"?: number | null,"rule_id": string,"sent_at"?: string | null,"workflow_id"?: string | null,"workspace_id": string
+                    "attempts"?: number,"channel": Database["public"]['Enums']["workflow_alert_channel"],"data"?: NonNullable<Json>,"delivery"?: Database["public"]['Enums']["workflow_alert_delivery"],"email_to"?: (string)[],"fired_at": string,"id"?: string,"kind"?: Database["public"]['Enums']["workflow_alert_kind"] | null,"last_error"?: string | null,"message": string,"observed"?: number | null,"rule_id"?: string | null,"sent_at"?: string | null,"source"?: Database["public"]['Enums']["workflow_alert_source"],"subject": string,"webhook_subscription_id"?: string | null,"workflow_id"?: string | null,"workspace_id": string
                   }
                   Update: {
-                    "attempts"?: number,"delivery"?: Database["public"]['Enums']["workflow_alert_delivery"],"fired_at"?: string,"id"?: string,"kind"?: Database["public"]['Enums']["workflow_alert_kind"],"last_error"?: string | null,"message"?: string,"observed"?: number | null,"rule_id"?: string,"sent_at"?: string | null,"workflow_id"?: string | null,"workspace_id"?: string
+                    "attempts"?: number,"channel"?: Database["public"]['Enums']["workflow_alert_channel"],"data"?: NonNullable<Json>,"delivery"?: Database["public"]['Enums']["workflow_alert_delivery"],"email_to"?: (string)[],"fired_at"?: string,"id"?: string,"kind"?: Database["public"]['Enums']["workflow_alert_kind"] | null,"last_error"?: string | null,"message"?: string,"observed"?: number | null,"rule_id"?: string | null,"sent_at"?: string | null,"source"?: Database["public"]['Enums']["workflow_alert_source"],"subject"?: string,"webhook_subscription_id"?: string | null,"workflow_id"?: string | null,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -726,6 +726,18 @@ isOneToOne: false
       columns: ["rule_id"]
 isOneToOne: false
       referencedRelation: "workflow_alert_rules"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "workflow_alert_events_webhook_subscription_id_fkey"
+      columns: ["webhook_subscription_id"]
+isOneToOne: false
+      referencedRelation: "webhook_subscriptions"
+      referencedColumns: ["id"]
+    },{
+      foreignKeyName: "workflow_alert_events_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: false
+      referencedRelation: "workspaces"
       referencedColumns: ["id"]
     }
                   ]
@@ -1363,7 +1375,7 @@ isOneToOne: false
                            }
           }
           Enums: {
-            "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","webhook_attempt_outcome": "delivered"|"retry"|"failed"|"interrupted","webhook_delivery_status": "pending"|"delivered"|"failed","workflow_alert_channel": "email"|"webhook","workflow_alert_delivery": "pending"|"sent"|"failed","workflow_alert_kind": "consecutive_failures"|"failure_rate"|"p95_duration"|"cost_per_run"|"no_runs","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
+            "app_role": "super_admin"|"admin"|"technician","chat_auth_type": "public"|"password"|"email","commission_status": "pending"|"paid"|"cancelled","order_status": "active"|"cancelled","proposal_status": "pending"|"approved"|"rejected"|"active"|"cancelled","usage_charge_kind": "execution"|"models","webhook_attempt_outcome": "delivered"|"retry"|"failed"|"interrupted","webhook_delivery_status": "pending"|"delivered"|"failed","workflow_alert_channel": "email"|"webhook","workflow_alert_delivery": "pending"|"sent"|"failed","workflow_alert_kind": "consecutive_failures"|"failure_rate"|"p95_duration"|"cost_per_run"|"no_runs","workflow_alert_source": "rule"|"schedule_paused"|"subscription_switched_off","workflow_log_level": "info"|"error","workflow_run_mode": "sync"|"async","workflow_run_status": "queued"|"running"|"completed"|"failed"|"cancelled","workflow_schedule_status": "active"|"paused","workflow_trigger": "manual"|"api"|"webhook"|"schedule"|"chat"
           }
           CompositeTypes: {
             "created_api_key": {
@@ -1481,7 +1493,7 @@ export type CompositeTypes<
 export const Constants = {
   "public": {
           Enums: {
-            "app_role": ["super_admin", "admin", "technician"],"chat_auth_type": ["public", "password", "email"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"webhook_attempt_outcome": ["delivered", "retry", "failed", "interrupted"],"webhook_delivery_status": ["pending", "delivered", "failed"],"workflow_alert_channel": ["email", "webhook"],"workflow_alert_delivery": ["pending", "sent", "failed"],"workflow_alert_kind": ["consecutive_failures", "failure_rate", "p95_duration", "cost_per_run", "no_runs"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_schedule_status": ["active", "paused"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
+            "app_role": ["super_admin", "admin", "technician"],"chat_auth_type": ["public", "password", "email"],"commission_status": ["pending", "paid", "cancelled"],"order_status": ["active", "cancelled"],"proposal_status": ["pending", "approved", "rejected", "active", "cancelled"],"usage_charge_kind": ["execution", "models"],"webhook_attempt_outcome": ["delivered", "retry", "failed", "interrupted"],"webhook_delivery_status": ["pending", "delivered", "failed"],"workflow_alert_channel": ["email", "webhook"],"workflow_alert_delivery": ["pending", "sent", "failed"],"workflow_alert_kind": ["consecutive_failures", "failure_rate", "p95_duration", "cost_per_run", "no_runs"],"workflow_alert_source": ["rule", "schedule_paused", "subscription_switched_off"],"workflow_log_level": ["info", "error"],"workflow_run_mode": ["sync", "async"],"workflow_run_status": ["queued", "running", "completed", "failed", "cancelled"],"workflow_schedule_status": ["active", "paused"],"workflow_trigger": ["manual", "api", "webhook", "schedule", "chat"]
           }
         }
 } as const
