@@ -27,14 +27,17 @@ create table public.webhook_subscriptions (
   trigger_filter public.workflow_trigger[] not null default '{api,webhook,schedule,manual,chat}',
   active boolean not null default true,
   disable_after_dead_deliveries integer not null default 10,
+  disable_after_dead_minutes integer not null default 1440,
   consecutive_dead_deliveries integer not null default 0,
+  dead_since timestamptz,
   disabled_at timestamptz,
   disabled_reason text,
   created_by uuid default auth.uid() references auth.users (id) on delete set null,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now(),
   foreign key (workspace_id, workflow_id) references public.workflows (workspace_id, id) on delete cascade,
-  constraint webhook_subscriptions_disable_after_range check (disable_after_dead_deliveries between 1 and 1000)
+  constraint webhook_subscriptions_disable_after_range check (disable_after_dead_deliveries between 1 and 1000),
+  constraint webhook_subscriptions_disable_after_minutes_range check (disable_after_dead_minutes between 0 and 10080)
 );
 comment on table public.webhook_subscriptions is 'Where a workflow''s completed executions are announced (workflow.execution.completed). Members read, editors write; the secret is write-only.';
 comment on column public.webhook_subscriptions.workspace_id is 'The workflow''s workspace, filled in from the workflow (row-level security reads it).';
@@ -50,7 +53,9 @@ comment on column public.webhook_subscriptions.level_filter is 'Levels announced
 comment on column public.webhook_subscriptions.trigger_filter is 'Triggers announced (api, webhook, schedule, manual, chat).';
 comment on column public.webhook_subscriptions.active is 'Deliveries are made only while active; pending ones fail when it is switched off. Switched off by the service after disable_after_dead_deliveries dead deliveries in a row; setting it true again clears the count and the reason.';
 comment on column public.webhook_subscriptions.disable_after_dead_deliveries is 'How many dead deliveries in a row (each failed for good) switch the subscription off: 1 to 1000, default 10.';
+comment on column public.webhook_subscriptions.disable_after_dead_minutes is 'and for at least how long they must have been dying (since the first of them died): 0 to 10,080 minutes, default 1,440 (a day), so a short outage of a busy receiver does not switch it off.';
 comment on column public.webhook_subscriptions.consecutive_dead_deliveries is 'Dead deliveries since the last one that arrived. Read-only.';
+comment on column public.webhook_subscriptions.dead_since is 'When the first of those dead deliveries died (null when the last delivery arrived). Read-only.';
 comment on column public.webhook_subscriptions.disabled_at is 'When the service switched it off for its dead deliveries (null otherwise). Read-only.';
 comment on column public.webhook_subscriptions.disabled_reason is 'Why the service switched it off: the count and the last dead delivery''s error. Read-only.';
 comment on column public.webhook_subscriptions.created_by is 'Who created it.';
@@ -119,10 +124,12 @@ begin
   -- the subscription back on starts it afresh.
   if tg_op = 'UPDATE' and new.active and not old.active then
     new.consecutive_dead_deliveries := 0;
+    new.dead_since := null;
     new.disabled_at := null;
     new.disabled_reason := null;
   elsif (select auth.role()) in ('authenticated', 'anon') then
     new.consecutive_dead_deliveries := case when tg_op = 'INSERT' then 0 else old.consecutive_dead_deliveries end;
+    new.dead_since := case when tg_op = 'INSERT' then null else old.dead_since end;
     new.disabled_at := case when tg_op = 'INSERT' then null else old.disabled_at end;
     new.disabled_reason := case when tg_op = 'INSERT' then null else old.disabled_reason end;
   end if;

@@ -333,7 +333,8 @@ comment on function workflows_private.attempt_results(jsonb, timestamptz) is 'A 
  * whose worker died is made again. An attempt reported after another one took over (its worker was
  * presumed dead) is kept in the history and changes nothing else. A delivery that dies (a dead
  * letter) extends its subscription's run of dead deliveries and one that arrives ends it; a
- * subscription whose run reaches its `disable_after_dead_deliveries` is switched off, with the reason,
+ * subscription whose run reaches its `disable_after_dead_deliveries`, having lasted its
+ * `disable_after_dead_minutes`, is switched off, with the reason,
  * and its owner told by e-mail.
  * Set-based, one statement per step for the whole batch. Returns how many attempts were recorded.
  */
@@ -401,6 +402,10 @@ begin
       consecutive_dead_deliveries = case
         when exists (select 1 from settled x where x.subscription_id = s.id and x.outcome = 'delivered') then 0
         else s.consecutive_dead_deliveries + (select count(*) from settled x where x.subscription_id = s.id)::integer
+      end,
+      dead_since = case
+        when exists (select 1 from settled x where x.subscription_id = s.id and x.outcome = 'delivered') then null
+        else coalesce(s.dead_since, v_now)
       end
     where s.id in (select x.subscription_id from settled x)
     returning s.id
@@ -426,6 +431,7 @@ begin
         limit 1
       )
     where s.id = any(v_counted) and s.active and s.consecutive_dead_deliveries >= s.disable_after_dead_deliveries
+      and s.dead_since <= v_now - make_interval(mins => s.disable_after_dead_minutes)
     returning s.*
   loop
     perform workflows_private.notify_owner('subscription_switched_off', v_switched_off.workspace_id, v_switched_off.workflow_id,

@@ -43,7 +43,7 @@ describe("dead letters", () => {
   it("keeps what the receiver said, switches off a subscription whose deliveries keep dying, and replays them once it is back", async () => {
     receiver.script("/gone", { status: 410, body: "This hook was deleted" }, { status: 404, body: "Still no such hook" });
     const workflowId = await deployedWorkflow(workspace, "Announced to a deleted hook");
-    const subscription = await subscribe(editor, workflowId, receiver.url("/gone"), { disable_after_dead_deliveries: 2 });
+    const subscription = await subscribe(editor, workflowId, receiver.url("/gone"), { disable_after_dead_deliveries: 2, disable_after_dead_minutes: 0 });
 
     const [first] = await recordRuns(sql, [{ workflowId }]);
     const dead = await settledDelivery(viewer, first);

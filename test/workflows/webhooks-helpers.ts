@@ -26,7 +26,9 @@ export interface Subscription {
   trigger_filter: string[];
   active: boolean;
   disable_after_dead_deliveries: number;
+  disable_after_dead_minutes: number;
   consecutive_dead_deliveries: number;
+  dead_since: string | null;
   disabled_at: string | null;
   disabled_reason: string | null;
 }

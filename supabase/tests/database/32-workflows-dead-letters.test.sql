@@ -3,7 +3,7 @@
 -- and time range, capped per call; a subscription whose deliveries keep dying is switched off with
 -- the reason, and only the delivery functions write that record.
 begin;
-select plan(27);
+select plan(28);
 
 insert into auth.users (id, email, aud, role) values
   ('ae100000-0000-4000-8000-000000000001', 'owner@dead.test', 'authenticated', 'authenticated'),
@@ -68,10 +68,10 @@ $$;
 -- The subscription: two dead deliveries in a row switch it off ---------------------------------------
 
 select pg_temp.act_as('ae100000-0000-4000-8000-000000000002');
-insert into public.webhook_subscriptions (workflow_id, url, disable_after_dead_deliveries, consecutive_dead_deliveries, disabled_reason)
-values ('ae200000-0000-4000-8000-000000000001', 'https://hooks.example.com/dying', 2, 7, 'planted');
-select is((select (disable_after_dead_deliveries, consecutive_dead_deliveries, disabled_reason)::text from public.webhook_subscriptions where id = pg_temp.sub()),
-  '(2,0,)', 'An editor sets the threshold; the dead-delivery record is not theirs to write');
+insert into public.webhook_subscriptions (workflow_id, url, disable_after_dead_deliveries, disable_after_dead_minutes, consecutive_dead_deliveries, dead_since, disabled_reason)
+values ('ae200000-0000-4000-8000-000000000001', 'https://hooks.example.com/dying', 2, 60, 7, now(), 'planted');
+select is((select (disable_after_dead_deliveries, disable_after_dead_minutes, consecutive_dead_deliveries, dead_since, disabled_reason)::text from public.webhook_subscriptions where id = pg_temp.sub()),
+  '(2,60,0,,)', 'An editor sets the thresholds; the dead-delivery record is not theirs to write');
 select throws_ok($$update public.webhook_subscriptions set disable_after_dead_deliveries = 0 where url = 'https://hooks.example.com/dying'$$,
   '23514', null, 'A threshold below 1 is refused');
 reset role;
@@ -98,11 +98,17 @@ update public.webhook_deliveries set attempt_started_at = null where id = (pg_te
 select pg_temp.attempt('c', 'failed', 503, 'still busy');
 select pg_temp.finished('d');
 select pg_temp.attempt('d', 'failed', 500, 'broken');
-select is((select (active, consecutive_dead_deliveries)::text from public.webhook_subscriptions where id = pg_temp.sub()), '(f,2)',
-  'Two dead deliveries in a row switch the subscription off');
+select is((select (active, consecutive_dead_deliveries, dead_since is not null)::text from public.webhook_subscriptions where id = pg_temp.sub()), '(t,2,t)',
+  'Two dead deliveries in a row within the hour do not switch it off yet: they must have been dying for its 60 minutes');
+-- An hour and more on: the deliveries have been dying since two hours ago.
+update public.webhook_subscriptions set dead_since = now() - interval '2 hours' where id = pg_temp.sub();
+select pg_temp.finished('d2');
+select pg_temp.attempt('d2', 'failed', 500, 'broken again');
+select is((select (active, consecutive_dead_deliveries)::text from public.webhook_subscriptions where id = pg_temp.sub()), '(f,3)',
+  'A third one, when they have been dying for over an hour, switches the subscription off');
 select ok((select disabled_at is not null from public.webhook_subscriptions where id = pg_temp.sub()), 'saying when');
 select is((select disabled_reason from public.webhook_subscriptions where id = pg_temp.sub()),
-  format('Switched off after 2 dead deliveries in a row; the last (%s) failed: The receiver answered HTTP 500', (pg_temp.delivery('d')).id),
+  format('Switched off after 3 dead deliveries in a row; the last (%s) failed: The receiver answered HTTP 500', (pg_temp.delivery('d2')).id),
   'and why');
 select is((select (source, email_to, subject)::text from public.workflow_alert_events where data ->> 'subscriptionId' = pg_temp.sub()::text),
   '(subscription_switched_off,{editor@dead.test},"[Orbita] Webhook switched off: https://hooks.example.com/dying")', 'and tells its owner, who made it, by e-mail');
@@ -117,21 +123,21 @@ update public.webhook_subscriptions set active = true where id = pg_temp.sub();
 select is((select active from public.webhook_subscriptions where id = pg_temp.sub()), false, 'A viewer cannot switch it back on');
 select pg_temp.act_as('ae100000-0000-4000-8000-000000000002');
 update public.webhook_subscriptions set disabled_reason = 'nothing happened', consecutive_dead_deliveries = 0 where id = pg_temp.sub();
-select is((select (consecutive_dead_deliveries, disabled_reason like 'Switched off after 2%')::text from public.webhook_subscriptions where id = pg_temp.sub()),
-  '(2,t)', 'An editor cannot rewrite the record');
+select is((select (consecutive_dead_deliveries, disabled_reason like 'Switched off after 3%')::text from public.webhook_subscriptions where id = pg_temp.sub()),
+  '(3,t)', 'An editor cannot rewrite the record');
 update public.webhook_subscriptions set active = true where id = pg_temp.sub();
-select is((select (active, consecutive_dead_deliveries, disabled_at, disabled_reason)::text from public.webhook_subscriptions where id = pg_temp.sub()),
-  '(t,0,,)', 'Switching it back on starts the record afresh');
+select is((select (active, consecutive_dead_deliveries, dead_since, disabled_at, disabled_reason)::text from public.webhook_subscriptions where id = pg_temp.sub()),
+  '(t,0,,,)', 'Switching it back on starts the record afresh');
 
 -- Listing and replaying dead letters -------------------------------------------------------------------
 -- Runs of one transaction share its start time: spread them out, as runs ending an hour apart.
 reset role;
 update public.webhook_deliveries d set created_at = now() - make_interval(hours => r.hours_ago)
-from (values ('a', 3), ('b', 3), ('c', 2), ('d', 1)) as r (label, hours_ago) where d.id = (pg_temp.delivery(r.label)).id;
+from (values ('a', 4), ('b', 4), ('c', 3), ('d', 2), ('d2', 1)) as r (label, hours_ago) where d.id = (pg_temp.delivery(r.label)).id;
 
 select pg_temp.act_as('ae100000-0000-4000-8000-000000000003');
 select is((select array_agg(last_response_excerpt order by created_at) from public.webhook_deliveries where subscription_id = pg_temp.sub() and status = 'failed'),
-  array['No such hook: deleted', 'still busy', 'broken'], 'Members list the dead letters with what the receiver answered');
+  array['No such hook: deleted', 'still busy', 'broken', 'broken again'], 'Members list the dead letters with what the receiver answered');
 select throws_ok(format('select public.redeliver_failed_webhooks(%L)', pg_temp.sub()), '42501', null, 'A viewer may not replay them');
 select pg_temp.act_as('ae100000-0000-4000-8000-000000000004');
 select throws_ok(format('select public.redeliver_failed_webhooks(%L)', pg_temp.sub()), 'PT404', null, 'Another workspace''s member is told there is no such subscription');
@@ -143,7 +149,7 @@ select is(public.redeliver_failed_webhooks(pg_temp.sub(), (select created_at fro
   (select created_at from public.webhook_deliveries where id = (pg_temp.delivery('c')).id)), 1, 'An editor replays the dead letters of a time range');
 select is(((pg_temp.delivery('c')).status, (pg_temp.delivery('c')).failed_at, (pg_temp.delivery('a')).status)::text, '(pending,,failed)',
   'only those: the replayed one is pending again, no longer dead');
-select is(public.redeliver_failed_webhooks(pg_temp.sub()), 2, 'and the rest without a range');
+select is(public.redeliver_failed_webhooks(pg_temp.sub()), 3, 'and the rest without a range');
 reset role;
 
 -- The cap: at most 1,000 a call ------------------------------------------------------------------------
