@@ -213,6 +213,7 @@ set search_path = ''
 as $$
 declare
   v_run public.workflow_executions;
+  v_paused boolean;
 begin
   if p_key.request_hash is distinct from p_request_hash then
     return workflows_private.refusal(409, 'IDEMPOTENCY_KEY_REUSED',
@@ -231,18 +232,24 @@ begin
       'A request with this Idempotency-Key is still running; retry when it has finished',
       jsonb_build_object('executionId', v_run.id));
   end if;
+  -- A sync request answered paused at an approval handed its run to the async path
+  -- (pause_sync_workflow_run, …033150_workflows-sync-pause.sql), keeping that answer: the only async
+  -- run with a response. Its retry is answered as the sync request it was: that answer while the run
+  -- goes on, the run's ending (its output, or its failure) once it has ended.
+  v_paused := v_run.mode = 'async' and v_run.response is not null;
   return jsonb_build_object(
     'status', case
-      when v_run.mode = 'async' then 202
-      when v_run.response ? 'status' then (v_run.response ->> 'status')::integer
+      when v_paused and v_run.ended_at is null then (v_run.response ->> 'status')::integer
+      when v_run.mode = 'async' and not v_paused then 202
+      when v_run.response ? 'status' and not v_paused then (v_run.response ->> 'status')::integer
       when v_run.status = 'completed' then 200
       when v_run.error_code = 'RUN_TIMEOUT' then 408
       else 500 end,
     'outcome', 'replay',
     'executionId', v_run.id,
     'runStatus', v_run.status,
-    'mode', v_run.mode,
-    'response', v_run.response,
+    'mode', case when v_paused then 'sync' else v_run.mode::text end,
+    'response', case when v_paused and v_run.ended_at is not null then null else v_run.response end,
     'output', v_run.output,
     'error', case when v_run.error_code is null then null
       else jsonb_build_object('message', v_run.error_message, 'code', v_run.error_code, 'failedBlock', v_run.failed_block) end,
@@ -591,7 +598,8 @@ begin
     failed_block = p_error -> 'failedBlock',
     trace_spans = p_trace_spans,
     files = p_files,
-    response = p_response,
+    -- A run answered paused within its request keeps that answer (idempotent_replay reads it).
+    response = coalesce(p_response, e.response),
     lease_expires_at = null
   where e.id = p_execution_id and e.status in ('queued', 'running')
   returning e.level, e.cost, e.queue_message_id, e.billing_account_id, e.attempt,

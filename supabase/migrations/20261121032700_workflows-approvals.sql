@@ -212,7 +212,8 @@ comment on function workflows_private.approval_fields_problem(jsonb, jsonb) is '
 -- The worker ------------------------------------------------------------------------------------
 
 /**
- * The worker's call when an approval block instance runs in an async run (`p_attempt` holds it).
+ * The runtime's call when an approval block instance runs (`p_attempt` holds the run): an async run's
+ * worker, or a sync or streamed request, whose run is then handed to the async path.
  * The first call opens the approval: approvers are `p_request.approvers` (e-mail addresses) or the
  * members of the run's workspace with `approverRole` or above; quorum at most their number; the
  * e-mail goes out through workflow_approval_mail. Later calls (the run resumed) find it: decided,
@@ -235,7 +236,8 @@ declare
   v_reminders integer[];
 begin
   select * into v_run from public.workflow_executions e where e.id = p_execution_id;
-  if not found or v_run.mode <> 'async' or v_run.status <> 'running' or v_run.attempt <> p_attempt then
+  -- A sync run opens its approval too, and is then handed to the async path (pause_sync_workflow_run).
+  if not found or v_run.status <> 'running' or v_run.attempt <> p_attempt then
     return jsonb_build_object('alive', false);
   end if;
   select * into v_approval from workflows_private.run_approvals a where a.execution_id = p_execution_id and a.block_key = p_key for update;
@@ -289,7 +291,7 @@ begin
   return jsonb_build_object('decided', false, 'expiresAt', v_approval.expires_at);
 end;
 $$;
-comment on function public.open_workflow_approval(uuid, integer, text, jsonb, jsonb, timestamptz) is 'Opens (or finds) the approval of an approval block instance in an async run: its decision, or when it expires. Service role only.';
+comment on function public.open_workflow_approval(uuid, integer, text, jsonb, jsonb, timestamptz) is 'Opens (or finds) the approval of an approval block instance: its decision, or when it expires. Service role only.';
 
 -- E-mails ---------------------------------------------------------------------------------------
 

@@ -5,7 +5,8 @@
  * wrong e-mail and a used link; a quorum of 2 of 3 resumes the run at once and a Condition branches
  * on the decision; the resume API answers for a program (another workspace's run 404, a run not
  * waiting 409); the timeout's default outcomes on a moved clock; and no token shows in the run's
- * record, its detail, its logs or the platform's log files.
+ * record, its detail, its logs or the platform's log files. Sync and streamed runs that reach an
+ * approval are approvals-sync.test.ts's.
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -232,12 +233,4 @@ describe("the timeout", () => {
     expect(rejected.output).toMatchObject({ data: { branch: "held", decision: "rejected", decidedBy: "timeout" } });
     expect(failed).toMatchObject({ status: "failed", error_code: "BLOCK_TIMEOUT", failed_block: { id: "ok", name: "Sign Off", type: "approval" } });
   }, 90_000);
-});
-
-describe("a synchronous run", () => {
-  it("cannot wait for people, and says to run async", async () => {
-    const workflowId = await deployedWorkflow(workspace.members.editor, workspace.id, "Sync approval", approving({ approvers: [address("sync")] }));
-    const answer = await execute(workflowId, key, { topic: "x" });
-    expect(answer.body).toMatchObject({ success: false, error: expect.stringContaining("only an async run") });
-  });
 });

@@ -1193,6 +1193,9 @@ isOneToOne: false
 "password_reset_refusal":
 { Args: { "p_target": string }; Returns: string
                            },
+"pause_sync_workflow_run":
+{ Args: { "p_attempt": number,"p_checkpoints": Json,"p_execution_id": string,"p_response": Json,"p_resume_at": string }; Returns: Json
+                           },
 "preview_schedule":
 { Args: { "p_after"?: string,"p_count"?: number,"p_cron_expression": string,"p_timezone"?: string }; Returns: (string)[]
                            },

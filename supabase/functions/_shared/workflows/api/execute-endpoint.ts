@@ -35,6 +35,8 @@ import type { RunServices } from "./run-services.ts";
 import { executeControlSchema, MAX_EXECUTE_BODY_BYTES, MAX_KEPT_INPUT_BYTES, type ExecuteControls } from "./schemas.ts";
 import { resolveSelectedOutputs, selectedOutput, type SelectedOutput } from "./selected-outputs.ts";
 import { streamRun } from "./execute-stream.ts";
+import { handOverPausedRun } from "./paused-answer.ts";
+import { approvalDeskOf } from "../runs/approval-desk.ts";
 
 /** What the request asked for, read before admission. */
 interface ExecuteRequest {
@@ -179,7 +181,8 @@ async function checkAdmitted(services: RunServices, run: AdmittedSync, prepared:
 /**
  * Runs an admitted sync run and answers with its result (or streams it), keeping its short lease
  * meanwhile (run-lease.ts): the run stops if the database says it was lost or cancelled. Its block
- * outcomes are collected as it goes and stored with its finish (collected-outcomes.ts), for re-runs.
+ * outcomes are collected as it goes and stored with its finish (collected-outcomes.ts), for re-runs;
+ * a run that reaches an approval is answered paused and goes on asynchronously (paused-answer.ts).
  */
 async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync, plan: SyncRunPlan): Promise<Response> {
   const logger = requestLogger(workflowLog, c.req.raw);
@@ -199,7 +202,8 @@ async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync,
     if (selected instanceof Response) return selected;
     const headers = { ...rateLimitHeaders(run.rateLimit), "X-Execution-Id": run.executionId, ...plan.headers };
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
-    const outcomes = collectingDurability(replayed.history);
+    // An approval opens through the async runs' desk; the run is then handed to the async path (paused-answer.ts).
+    const outcomes = collectingDurability(replayed.history, approvalDeskOf(services.call, run, () => {}));
     const trigger = plan.trigger;
     if (plan.controls.stream) {
       const streamed = streamRun({ services, run, prepared, trigger, selected, files, timeoutMs: plan.timeoutMs, request: c.req.raw, headers, lease, outcomes });
@@ -212,6 +216,11 @@ async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync,
       signal: AbortSignal.any([c.req.raw.signal, lease.signal]), services: { files }, durable: outcomes,
     });
     if (lease.lost) return Response.json(recordedFailure(run.executionId, 500, { ...WORKER_LOST, failedBlock: null }), { status: 500, headers });
+    if (result.status === "parked") {
+      const paused = await handOverPausedRun(services.call, run, result, outcomes);
+      if ("status" in paused) return toHttpResponse(paused, headers);
+      return Response.json(recordedFailure(run.executionId, 500, { ...paused, failedBlock: null }), { status: 500, headers });
+    }
     const answer = executeAnswer(result, selected ? selectedOutput(selected, result.traceSpans) : result.output);
     await finishRun(services.call, run.executionId, { ...endingOf(result, files.files), response: answer, checkpoints: outcomes.kept });
     return toHttpResponse(answer, headers);

@@ -8,6 +8,9 @@
  *                                                    its selected value as one chunk when it finishes
  *   data: {"event": "done", "success", "output", "metadata": {"duration"}}   the run ended (a failed
  *                                                    block: success false, with error and failedBlock)
+ *   data: {"event": "paused", ...}                   the run reached an approval and goes on
+ *                                                    asynchronously: the paused answer's body
+ *                                                    (paused-answer.ts), instead of done
  *   data: {"event": "error", "error": "..."}         the run could not end normally (its time limit, an
  *                                                    internal error), instead of done
  *   data: [DONE]
@@ -23,7 +26,8 @@ import type { AdmittedSync } from "../runs/lifecycle-answers.ts";
 import { WORKER_LOST, type SyncLease } from "../runs/run-lease.ts";
 import { endingOf, finishRun, recordUnexpectedEnd, type PreparedRun } from "../runs/run-lifecycle.ts";
 import type { RecordingFileStore } from "../runs/storage-files.ts";
-import type { KeptDurability } from "../executor/replay.ts";
+import type { CollectedOutcomes } from "../runs/collected-outcomes.ts";
+import { handOverPausedRun } from "./paused-answer.ts";
 import { executeAnswer } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
 import { chunkText, selectedOutput, selectedValue, type SelectedOutput } from "./selected-outputs.ts";
@@ -50,8 +54,11 @@ export interface StreamedRun {
    * nothing more), and the lease is released when the run ends.
    */
   lease?: SyncLease;
-  /** The run's block outcomes, collected as it goes and stored with its finish (API runs, for re-runs). */
-  outcomes?: KeptDurability;
+  /**
+   * The run's block outcomes, collected as it goes and stored with its finish (API runs, for re-runs);
+   * with an approval desk, the run may pause at an approval and is then handed to the async path.
+   */
+  outcomes?: CollectedOutcomes;
 }
 
 /** Starts the run and answers with its event stream (see the module comment). */
@@ -89,6 +96,11 @@ export function streamRun(options: StreamedRun): Response {
       });
       if (options.lease?.lost) {
         writer.send({ event: "error", error: WORKER_LOST.message });
+        return;
+      }
+      if (result.status === "parked" && options.outcomes) {
+        const paused = await handOverPausedRun(services.call, run, result, options.outcomes);
+        writer.send("status" in paused ? { event: "paused", ...(paused.body as Record<string, unknown>) } : { event: "error", error: paused.message });
         return;
       }
       const output = selected ? selectedOutput(selected, result.traceSpans) : result.output;

@@ -47,9 +47,9 @@ export interface BlockRun<Input> {
    */
   pause(ms: number): Promise<void>;
   /**
-   * Asks people to approve (the approval block): resolves with the decision. In a durable run it
-   * parks the run until the approval is decided or times out; other runs cannot wait for people and
-   * get BLOCK_FAILED.
+   * Asks people to approve (the approval block): resolves with the decision. A run given an approval
+   * desk (API runs: async, sync or streamed) parks until the approval is decided or times out; other
+   * runs (manual, chat) cannot wait for people and get BLOCK_FAILED.
    */
   awaitApproval(request: ApprovalRequest): Promise<ApprovalOutcome>;
 }

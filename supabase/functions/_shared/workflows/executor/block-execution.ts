@@ -105,7 +105,7 @@ function runHandler(run: Run, node: CompiledNode, frame: Frame, input: unknown, 
     },
     durable: (run.replay?.durability.parkAfterMs ?? null) !== null,
     pause: (ms) => pauseBlock(run, instanceKey(node, frame), ms, controllerOf().signal),
-    awaitApproval: (request) => awaitApproval(run, instanceKey(node, frame), node.identity, request, controllerOf().signal),
+    awaitApproval: (request) => awaitApproval(run, instanceKey(node, frame), node.identity, request),
   };
   let result: BlockOutput | Promise<BlockOutput>;
   try {

@@ -20,7 +20,7 @@ function countedFunctions() {
 }
 
 /** An in-memory history; `onRecord` sees each checkpoint once it is stored. */
-function memoryHistory(history: Checkpoint[] = [], onRecord: (checkpoint: Checkpoint) => void = () => {}, parkAfterMs = 60_000): Durability {
+function memoryHistory(history: Checkpoint[] = [], onRecord: (checkpoint: Checkpoint) => void = () => {}, parkAfterMs: number | null = 60_000): Durability {
   return {
     history: [...history],
     parkAfterMs,
@@ -155,8 +155,19 @@ describe("durable runs", () => {
     expect(opened).toEqual(["gate", "gate"]);
   });
 
+  it("parks a run that never parks at a Wait (a sync run's collector) at an undecided approval, however near its timeout", async () => {
+    const expiresAt = new Date(Date.now() + 5_000).toISOString();
+    const desk: ApprovalDesk = { open: async () => ({ decided: false, expiresAt }) };
+    const history: Checkpoint[] = [];
+    const parked = await run(flow().block("gate", "approval", { approvers: ["a@x.test"], message: "Go?" }, { name: "Gate" }).chain("start", "gate"), {
+      durable: { ...memoryHistory(history, () => {}, null), approvals: desk },
+    });
+    expect([parked.status, parked.resumeAt]).toEqual(["parked", expiresAt]);
+    expect(history.map((checkpoint) => checkpoint.key)).toEqual(["start", "gate"]);
+  });
+
   it("fails an approval in a run that cannot wait for people", async () => {
     const result = await run(flow().block("gate", "approval", { approvers: ["a@x.test"], message: "Go?" }, { name: "Gate" }).chain("start", "gate"));
-    expect(result).toMatchObject({ status: "error", error: { code: "BLOCK_FAILED", message: expect.stringContaining("only an async run can do") } });
+    expect(result).toMatchObject({ status: "error", error: { code: "BLOCK_FAILED", message: expect.stringContaining("a manual or chat run cannot do") } });
   });
 });

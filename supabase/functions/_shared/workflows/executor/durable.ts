@@ -17,13 +17,14 @@
  *    attempt's time) records a timer and ends the attempt with status `parked`; the caller persists
  *    that and resumes the run at the due time, when the timer replays as a (short or zero) sleep;
  *  - waits for people: an approval block opens its approval through the Durability's desk and parks
- *    until the approval's timeout, as a Wait would; a decision wakes the run earlier, and the block,
- *    run again, finds the decision and returns it.
+ *    until the approval's timeout, as a long Wait would (a sync run too: its request answers paused
+ *    and hands the run to the async path); a decision wakes the run earlier, and the block, run
+ *    again, finds the decision and returns it.
  *
  * Loops and parallels are not checkpointed themselves: their bodies' blocks are, under keys that
  * name the iteration (`fn1[loop1:2]`), so a resumed container re-enters and replays what it finished.
  * A synchronous run's Durability only collects its checkpoints in memory (runs/collected-outcomes.ts)
- * and never parks: it pays no round trip per block. The history's shapes and its index are
+ * and parks only at an approval: it pays no round trip per block. The history's shapes and its index are
  * replay.ts, which the run's state holds without importing this file.
  */
 import type { ApprovalOutcome, ApprovalRequest } from "../core/approvals.ts";
@@ -31,7 +32,7 @@ import type { BlockOutput, TraceSpan } from "../core/context.ts";
 import { type BlockIdentity, WorkflowError } from "../core/errors.ts";
 import type { ModelUsage } from "../outbound/model-cost.ts";
 import type { CompiledNode } from "./graph.ts";
-import { RunParked } from "./replay.ts";
+import { type Replay, RunParked } from "./replay.ts";
 import type { Frame, Run } from "./run-state.ts";
 
 /** How far ahead of the attempt's deadline a Wait parks rather than sleeps, so the attempt can still end cleanly. */
@@ -40,6 +41,14 @@ const DEADLINE_MARGIN_MS = 2_000;
 /** The key of a block instance: its id plus its frame's iteration path. */
 export function instanceKey(node: CompiledNode, frame: Frame): string {
   return `${node.id}${frame.key}`;
+}
+
+/** Ends the attempt at block instance `key` until `dueAt` (epoch ms), recording its timer the first time. */
+async function park(replay: Replay, run: Run, key: string, dueAt: number): Promise<never> {
+  if (replay.timerOf(key) === undefined) await replay.durability.record({ kind: "timer", key, dueAt });
+  const parked = new RunParked(dueAt);
+  run.cancellation.abort(parked);
+  throw parked;
 }
 
 /**
@@ -53,30 +62,25 @@ export async function pauseBlock(run: Run, key: string, ms: number, signal: Abor
   const dueAt = replay?.timerOf(key) ?? now + ms;
   const left = dueAt - now;
   const parkAfter = replay?.durability.parkAfterMs ?? null;
-  if (replay && parkAfter !== null && (left > parkAfter || dueAt > run.deadline - DEADLINE_MARGIN_MS)) {
-    if (replay.timerOf(key) === undefined) await replay.durability.record({ kind: "timer", key, dueAt });
-    const parked = new RunParked(dueAt);
-    run.cancellation.abort(parked);
-    throw parked;
-  }
+  if (replay && parkAfter !== null && (left > parkAfter || dueAt > run.deadline - DEADLINE_MARGIN_MS)) await park(replay, run, key, dueAt);
   if (left > 0) await run.services.clock.sleep(left, signal);
 }
 
 /**
  * An approval block's wait (BlockRun.awaitApproval): opens the instance's approval (or finds it, on
- * a resumed run) and, while it is undecided, pauses until its timeout — which parks a durable run.
- * A pause that ends without parking (the timeout was near) asks again, and the timeout decides then.
+ * a resumed run) and, while it is undecided, parks the run until its timeout, whatever the run's
+ * park threshold: a sync run's request is then answered paused and its run handed to the async path
+ * (api/paused-answer.ts). A decision wakes the run earlier; the timeout decides when it resumes.
  */
-export async function awaitApproval(run: Run, key: string, block: BlockIdentity, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalOutcome> {
-  const desk = run.replay?.durability.approvals;
-  if (!desk) {
-    throw new WorkflowError("BLOCK_FAILED", "an approval waits for people, which only an async run can do: run the workflow async (X-Execution-Mode: async)");
+export async function awaitApproval(run: Run, key: string, block: BlockIdentity, request: ApprovalRequest): Promise<ApprovalOutcome> {
+  const replay = run.replay;
+  const desk = replay?.durability.approvals;
+  if (!replay || !desk) {
+    throw new WorkflowError("BLOCK_FAILED", "an approval waits for people, which a manual or chat run cannot do: run the deployed workflow through its API (execute, sync, streamed or async)");
   }
-  for (;;) {
-    const state = await desk.open(key, { id: block.id, name: block.name }, request);
-    if (state.decided) return state.output;
-    await pauseBlock(run, key, Math.max(0, Date.parse(state.expiresAt) - run.services.clock.now()), signal);
-  }
+  const state = await desk.open(key, { id: block.id, name: block.name }, request);
+  if (state.decided) return state.output;
+  return await park(replay, run, key, Date.parse(state.expiresAt));
 }
 
 /** Records a completed block instance (a no-op in a run without durability). */

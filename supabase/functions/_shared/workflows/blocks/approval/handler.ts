@@ -1,6 +1,7 @@
 /**
- * Approval: asks people to approve or reject, and waits. Only an async (durable) run can wait for
- * people: the block opens its approval (the approvers get e-mailed links), parks the run until the
+ * Approval: asks people to approve or reject, and waits. An API run (async, or sync and streamed,
+ * whose request answers paused and hands the run to the async path) can wait for people; manual and
+ * chat runs cannot. The block opens its approval (the approvers get e-mailed links), parks the run until the
  * timeout (no worker, lease or connection held), and when the approval is decided — a quorum of
  * approvals, a rejection that puts the quorum out of reach, a program's answer, or the timeout's
  * default outcome — the run resumes and the block returns the decision (executor/durable.ts
