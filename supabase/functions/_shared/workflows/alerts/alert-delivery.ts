@@ -14,8 +14,7 @@ import type { PortalEmail, SendResult } from "../../portal/mailer.ts";
 import { workflowEmailSender } from "../workflow-email.ts";
 import { eventHeaders } from "../outbound/webhooks/event.ts";
 import { judgeAttempt } from "../outbound/webhooks/retry-policy.ts";
-import type { OutboundSend } from "../outbound/webhooks/deliver.ts";
-import { OutboundError } from "../outbound/guard.ts";
+import { failedCall, type OutboundSend } from "../outbound/webhooks/deliver.ts";
 
 /** The queue this worker drains. */
 export const ALERT_QUEUE = "workflow_alerts";
@@ -82,7 +81,7 @@ async function postAlert(alert: ClaimedAlert, post: OutboundSend): Promise<strin
     await response.body?.cancel().catch(() => {});
     return judgeAttempt({ kind: "status", status: response.status }) === "delivered" ? null : `The receiver answered HTTP ${response.status}`;
   } catch (thrown) {
-    return thrown instanceof OutboundError ? `${thrown.code}: ${thrown.message}` : `The attempt failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+    return failedCall(thrown).error;
   }
 }
 

@@ -49,7 +49,7 @@ const EXCERPT_WAIT_MS = 1_000;
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The answer of a guarded call that failed: refused before sending, or no usable answer. */
-function failedCall(thrown: unknown): { answer: AttemptAnswer; error: string } {
+export function failedCall(thrown: unknown): { answer: AttemptAnswer; error: string } {
   if (thrown instanceof OutboundError) {
     const refused = thrown.code === "OUTBOUND_BLOCKED" || thrown.code === "OUTBOUND_INVALID_URL";
     return { answer: { kind: refused ? "refused" : "unreachable" }, error: `${thrown.code}: ${thrown.message}` };
