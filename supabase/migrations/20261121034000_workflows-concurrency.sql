@@ -119,7 +119,7 @@ declare
   v_scope text;
   v_limit integer;
   v_in_use integer;
-  v_taken text[] := '{}';
+  v_taken text[] := '{}'::text[];
 begin
   for v_scope, v_limit in
     select s.scope, s.limit_ from unnest(p_scopes, p_limits) s(scope, limit_) order by s.scope
