@@ -93,7 +93,7 @@ export async function run(): Promise<void> {
         where w.id = ${HELLO_API}`;
       await tx`
         insert into workflows_private.run_waiters (execution_id, scope, scopes, limits, rank, enqueued_at)
-        select ('f1c00000-0000-4000-8000-' || lpad(n::text, 12, '0'))::uuid, 'account:' || ${account}, array['account:' || ${account}], array[${HOLDERS}],
+        select ('f1c00000-0000-4000-8000-' || lpad(n::text, 12, '0'))::uuid, 'account:' || ${account}::text, array['account:' || ${account}::text], array[${HOLDERS}::integer],
           (n % 5) * 60 - extract(epoch from now() - make_interval(secs => n / 1000.0)), now()
         from generate_series(1, ${WAITERS}) n`;
     });

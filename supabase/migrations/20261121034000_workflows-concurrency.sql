@@ -191,8 +191,10 @@ declare
   v_now timestamptz := now();
 begin
   for i in 1..4 loop
-    select * into v_waiter from workflows_private.run_waiters w
-    where w.scope = p_scope order by w.rank desc, w.execution_id limit 1 for update skip locked;
+    -- The waiter's run is locked with it (or skipped): a cancellation holding the run and wanting the
+    -- waiter row could otherwise deadlock with this release.
+    select w.* into v_waiter from workflows_private.run_waiters w join public.workflow_executions e on e.id = w.execution_id
+    where w.scope = p_scope order by w.rank desc, w.execution_id limit 1 for update of w, e skip locked;
     if not found then
       return false;
     end if;
