@@ -66,7 +66,10 @@ end;
 $$;
 comment on function workflows_private.run_cost(numeric, jsonb) is 'The spec''s cost object from a run''s base charge and its priced model usage.';
 
-/** Ends a run that will not finish normally, and clears its parking. */
+/**
+ * Ends a run that will not finish normally, and clears its parking; a waiting run stops waiting and
+ * a run holding concurrency slots gives them back (starting the next waiter).
+ */
 create function workflows_private.close_run(p_execution_id uuid, p_status text, p_code text, p_message text, p_now timestamptz)
 returns void
 language plpgsql
@@ -91,9 +94,11 @@ begin
   if v_message_id is not null then
     perform pgmq.delete('workflow_runs', v_message_id);
   end if;
+  delete from workflows_private.run_waiters w where w.execution_id = p_execution_id;
+  perform workflows_private.release_slots(p_execution_id);
 end;
 $$;
-comment on function workflows_private.close_run(uuid, text, text, text, timestamptz) is 'Closes a run that will not finish normally (failed or cancelled), keeping its base charge, and drops its queue message.';
+comment on function workflows_private.close_run(uuid, text, text, text, timestamptz) is 'Closes a run that will not finish normally (failed or cancelled), keeping its base charge, drops its queue message and its place among waiters, and gives back its concurrency slots.';
 
 /** A draft state without editor layout (block positions): what manual-run snapshots hash and keep. */
 create function workflows_private.state_without_layout(p_state jsonb)
@@ -292,7 +297,11 @@ comment on function workflows_private.bill_threshold_if_due(workflows_private.ac
  *   6. the usage limit of the workspace's billing account (402 USAGE_LIMIT_EXCEEDED);
  *   7. the rate limit: sync or async bucket by `p_mode`, manual runs in the sync bucket; schedule
  *      runs, which the schedule itself paces, have none (429 RATE_LIMIT_EXCEEDED with retryAfter
- *      seconds).
+ *      seconds);
+ *   8. the account's concurrent runs (…034000_workflows-concurrency.sql): a sync run takes a slot or
+ *      is refused (429 CONCURRENCY_LIMIT_EXCEEDED with retryAfter, checked before 6 and 7 so a
+ *      refused run spends nothing); an async run takes one or waits (admitted, without a queue
+ *      message, as a waiter that a release starts).
  * Then it records the run (`running` for sync, `queued` and sent to the queue for async), with its
  * input whatever the mode (re-runs need it), charges the base price to the account's open period and
  * returns the run. Arguments the edge function should have validated (trigger, mode, lease) raise 22023.
@@ -348,6 +357,9 @@ declare
   v_usage jsonb;
   v_message_id bigint;
   v_run public.workflow_executions;
+  v_scopes text[];
+  v_limits integer[];
+  v_blocked text;
 begin
   if p_trigger is null or p_trigger not in ('manual', 'api', 'webhook', 'schedule', 'chat')
     or p_mode is null or p_mode not in ('sync', 'async') or (p_trigger = 'manual' and p_mode <> 'sync')
@@ -450,6 +462,20 @@ begin
     end if;
   end if;
 
+  -- 8. for a sync run: a slot, or 429 before anything is spent.
+  select s.scopes, s.limits into v_scopes, v_limits from workflows_private.run_scopes(v_account) s;
+  if p_mode = 'sync' then
+    v_blocked := workflows_private.acquire_slots(v_scopes, v_limits);
+    if v_blocked is not null then
+      if p_idempotency_key is not null then
+        delete from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.execution_id = v_execution_id;
+      end if;
+      return workflows_private.refusal(429, 'CONCURRENCY_LIMIT_EXCEEDED',
+        format('Concurrency limit reached: this workspace''s billing account runs at most %s runs at once; retry when one has finished', v_limits[1]),
+        jsonb_build_object('retryAfter', 1, 'concurrency', jsonb_build_object('limit', v_limits[1])));
+    end if;
+  end if;
+
   -- 6. and 7. Usage and rate limit, and the base charge, in one update of the account's meter.
   v_spend := workflows_private.spend(v_account, v_bucket, true, 0, v_now);
   if v_bucket is not null then
@@ -459,6 +485,10 @@ begin
   if v_spend.refusal is not null then
     if p_idempotency_key is not null then
       delete from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.execution_id = v_execution_id;
+    end if;
+    if p_mode = 'sync' then
+      -- The slot taken above, given back in the same transaction: no waiter can have seen it.
+      update workflows_private.concurrency_slots c set in_use = c.in_use - 1 where c.scope = any(v_scopes);
     end if;
     if v_spend.refusal = 'usage' then
       return workflows_private.refusal(402, 'USAGE_LIMIT_EXCEEDED',
@@ -471,9 +501,13 @@ begin
       jsonb_build_object('retryAfter', (v_rate ->> 'retryAfter')::integer, 'rateLimit', v_rate, 'usage', v_usage));
   end if;
 
-  -- The run and its base charge, in one statement.
+  -- The run and its base charge, in one statement. An async run over a limit gets no queue message:
+  -- it waits (8).
   if p_mode = 'async' then
-    select * into v_message_id from pgmq.send('workflow_runs', jsonb_build_object('executionId', v_execution_id));
+    v_blocked := workflows_private.acquire_slots(v_scopes, v_limits);
+    if v_blocked is null then
+      select * into v_message_id from pgmq.send('workflow_runs', jsonb_build_object('executionId', v_execution_id));
+    end if;
   end if;
   with run as (
     insert into public.workflow_executions (
@@ -499,13 +533,18 @@ begin
     from run
   )
   select * into v_run from run;
+  if v_blocked is null then
+    insert into workflows_private.run_slots (execution_id, scopes, acquired_at) values (v_execution_id, v_scopes, v_now);
+  else
+    perform workflows_private.file_waiter(v_execution_id, v_blocked, v_scopes, v_limits, 0, v_now);
+  end if;
   if (v_spend.meter).bills_overage then
     perform workflows_private.bill_threshold_if_due(v_spend.meter, v_now);
   end if;
 
   if p_mode = 'async' then
     return jsonb_build_object('status', 202, 'outcome', 'admitted', 'executionId', v_execution_id, 'runStatus', 'queued',
-      'trigger', p_trigger, 'mode', p_mode, 'createdAt', v_now,
+      'trigger', p_trigger, 'mode', p_mode, 'createdAt', v_now, 'waiting', v_blocked is not null,
       'workflow', jsonb_build_object('id', v_workflow_id, 'name', v_workflow_name, 'workspaceId', v_workspace),
       'rateLimit', v_rate, 'usage', v_usage);
   end if;
@@ -616,6 +655,7 @@ begin
   if v_message_id is not null then
     perform pgmq.delete('workflow_runs', v_message_id);
   end if;
+  perform workflows_private.release_slots(p_execution_id);
   if p_checkpoints is not null then
     perform workflows_private.store_run_checkpoints(p_execution_id, v_attempt, p_checkpoints);
   end if;
@@ -690,6 +730,12 @@ begin
     if v_run.attempt - v_run.park_attempt >= v_run.max_attempts then
       perform workflows_private.close_run(v_run.id, 'failed', 'WORKER_LOST',
         format('The run was started %s times and its worker stopped each time; it was given up', v_run.attempt - v_run.park_attempt), v_now);
+      continue;
+    end if;
+    -- A run that parked gave its concurrency slots back (an approval's decision may have cleared
+    -- parked_until since): it takes them again, or waits for one.
+    if not exists (select 1 from workflows_private.run_slots s where s.execution_id = v_run.id)
+      and not workflows_private.take_slots_or_wait(v_run, v_message.msg_id, v_now) then
       continue;
     end if;
     update public.workflow_executions e set
@@ -807,7 +853,10 @@ comment on function public.cancel_workflow_run(uuid, text, uuid, text) is 'Cance
 
 -- The sweeper ------------------------------------------------------------------------------------
 
-/** Fails (or cancels) in-flight runs whose worker is gone (docs/workflow-runs.md), each through end_expired_run. */
+/**
+ * Fails (or cancels) in-flight runs whose worker is gone (docs/workflow-runs.md), each through
+ * end_expired_run, then repairs concurrency slots (repair_slots).
+ */
 create function workflows_private.sweep_workflow_runs(p_now timestamptz default now())
 returns integer
 language plpgsql
@@ -828,6 +877,7 @@ begin
       v_closed := v_closed + 1;
     end if;
   end loop;
+  perform workflows_private.repair_slots();
   return v_closed;
 end;
 $$;

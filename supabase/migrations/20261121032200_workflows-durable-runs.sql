@@ -76,7 +76,7 @@ comment on function public.record_workflow_checkpoint(uuid, integer, jsonb) is '
  * its queue message is replaced by one delayed until then (pgmq.send's delay), and its lease ends
  * then too, so neither the sweeper nor a claim takes it earlier. The run stays `running` with
  * `parked_until`; heartbeats answer `alive: false` meanwhile; cancel_workflow_run cancels it at
- * once. A run whose cancellation was requested is not parked (`cancelRequested: true`: finish it
+ * once. A parked run gives its concurrency slots back until it resumes. A run whose cancellation was requested is not parked (`cancelRequested: true`: finish it
  * cancelled); a stale attempt gets `alive: false`. An approval block parks until its timeout, and a
  * decision wakes the run earlier. Answers {parked, alive, resumeAt, cancelRequested}.
  */
@@ -118,6 +118,9 @@ begin
   update public.workflow_executions e set
     parked_until = p_resume_at, lease_expires_at = p_resume_at, park_attempt = e.attempt, queue_message_id = v_message_id
   where e.id = v_run.id;
+  -- A parked run holds no concurrency slot: the next waiter starts now, and the claim that resumes
+  -- this run takes a slot again (or waits for one).
+  perform workflows_private.release_slots(v_run.id);
   return jsonb_build_object('parked', true, 'alive', true, 'runStatus', v_run.status, 'resumeAt', p_resume_at, 'cancelRequested', false);
 end;
 $$;

@@ -33,12 +33,13 @@ export async function apiKey(user: TestUser, workspaceId?: string): Promise<{ id
 }
 
 /** Puts the workspace's billing account on `plan`, with overrides (Enterprise agreements, raised limits). */
-export async function setPlan(workspaceId: string, plan: "free" | "pro" | "team" | "enterprise", overrides: { sync_per_minute?: number; async_per_minute?: number; usage_limit?: number } = {}): Promise<string> {
+export async function setPlan(workspaceId: string, plan: "free" | "pro" | "team" | "enterprise", overrides: { sync_per_minute?: number; async_per_minute?: number; usage_limit?: number; concurrent_runs?: number } = {}): Promise<string> {
   const [{ id }] = await sql<{ id: string }[]>`select billing_account_id as id from public.workspaces where id = ${workspaceId}`;
   await sql`update public.billing_accounts set plan = ${plan} where id = ${id}`;
   if (Object.keys(overrides).length > 0) {
     await sql`insert into public.billing_account_overrides ${sql({ billing_account_id: id, ...overrides })}
-      on conflict (billing_account_id) do update set sync_per_minute = excluded.sync_per_minute, async_per_minute = excluded.async_per_minute, usage_limit = excluded.usage_limit`;
+      on conflict (billing_account_id) do update set sync_per_minute = excluded.sync_per_minute, async_per_minute = excluded.async_per_minute,
+        usage_limit = excluded.usage_limit, concurrent_runs = excluded.concurrent_runs`;
   }
   return id;
 }

@@ -67,7 +67,8 @@ insert into public.workflows (id, workspace_id, name, state) select 'a9500000-00
   '{"blocks": {"api": {"id": "api", "type": "api_trigger", "name": "API", "config": {}}}}' from public.workspaces where name = 'Elsewhere';
 select public.deploy_workflow('a9500000-0000-4000-8000-000000000003');
 -- Room for the many runs below on the Admit account; Elsewhere stays on Free.
-insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute) select billing_account_id, 1000, 1000 from ws;
+-- Concurrency is 42-workflows-concurrency.test.sql's: here the runs this file leaves running never fill the account.
+insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, concurrent_runs) select billing_account_id, 1000, 1000, 1000 from ws;
 
 -- Only the runtime admits ------------------------------------------------------------------------
 
@@ -137,7 +138,7 @@ select is((select triggered_by from public.workflow_executions where id = (pg_te
 
 select is(pg_temp.admit('async', 'a9500000-0000-4000-8000-000000000001', 'api', 'async', pg_temp.key('editor'), p_input => '{"order": 42}')
     - array['executionId', 'createdAt', 'rateLimit', 'usage', 'workflow'],
-  '{"status": 202, "outcome": "admitted", "runStatus": "queued", "trigger": "api", "mode": "async"}'::jsonb, 'An async run is queued (202)');
+  '{"status": 202, "outcome": "admitted", "runStatus": "queued", "trigger": "api", "mode": "async", "waiting": false}'::jsonb, 'An async run is queued (202)');
 select is(pg_temp.answer('async') -> 'rateLimit' ->> 'remaining', '999', 'from the async bucket, not the sync one');
 select is((select (status, input, started_at, lease_expires_at, attempt)::text from public.workflow_executions where id = (pg_temp.answer('async') ->> 'executionId')::uuid),
   format('(queued,"{""order"": 42}",,"%s",0)', now() + interval '24 hours'), 'with its input kept and a day to start');

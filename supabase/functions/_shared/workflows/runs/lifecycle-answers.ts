@@ -92,13 +92,15 @@ export interface StoredResponse {
 /** A sync run admitted: recorded as running, with everything it needs. */
 export type AdmittedSync = RunPayload & { status: 200; outcome: "admitted"; createdAt: string; rateLimit: RateLimitState | null; usage: UsageState };
 
-/** An async run admitted: recorded as queued and sent to the queue. */
+/** An async run admitted: recorded as queued and sent to the queue, or waiting for a concurrency slot. */
 export interface AdmittedAsync {
   status: 202;
   outcome: "admitted";
   executionId: string;
   runStatus: "queued";
   createdAt: string;
+  /** True when the account's concurrent runs are all taken: the run starts when one ends. */
+  waiting: boolean;
   workflow: { id: string; name: string; workspaceId: string };
   rateLimit: RateLimitState | null;
   usage: UsageState;
