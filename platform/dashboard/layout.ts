@@ -7,6 +7,7 @@ export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 /** The pages in the navigation, in order. */
 const SECTIONS: [string, string][] = [
   ["/tables", "Tables"],
+  ["/sql", "SQL"],
   ["/auth", "Auth"],
   ["/storage", "Storage"],
   ["/mail", "Mail"],
@@ -31,13 +32,14 @@ export function layout(title: string, section: string, flash: Flash, content: Ma
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Orbita local dashboard</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/pico.css">
 <link rel="stylesheet" href="/assets/dashboard.css">
 </head>
 <body>
 <header class="container-fluid">
 <p class="local-notice" role="note">Local dashboard of the Orbita local platform (127.0.0.1 only, acting with the service_role key). Hosted projects use Supabase's dashboard.</p>
-<nav><ul><li><strong>Orbita</strong></li></ul><ul>${SECTIONS.map(([href, label]) => html`<li><a href="${href}"${label === section ? html` aria-current="page"` : ""}>${label}</a></li>`)}</ul></nav>
+<nav aria-label="Sections"><ul><li><strong>Orbita</strong></li></ul><ul>${SECTIONS.map(([href, label]) => html`<li><a href="${href}"${label === section ? html` aria-current="page"` : ""}>${label}</a></li>`)}</ul></nav>
 </header>
 <main class="container-fluid">
 <h1>${title}</h1>

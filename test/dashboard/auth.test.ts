@@ -103,10 +103,16 @@ describe("the Auth page in Chromium", () => {
     expect((await sql`select 1 from public.user_roles where user_id = ${user.id}`).length).toBe(1);
     await screenshot(page, "auth-roles");
     await submit(page, "Revoke technician");
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Revoke technician?");
+    expect((await sql`select 1 from public.user_roles where user_id = ${user.id}`).length).toBe(1);
+    await submit(page, "Revoke technician for good");
     expect(await page.getByRole("status").innerText()).toBe("Revoked technician");
     expect((await sql`select 1 from public.user_roles where user_id = ${user.id}`).length).toBe(0);
 
     await submit(page, "Delete user");
+    expect(await page.getByRole("region", { name: "What will be lost" }).innerText()).toContain(email);
+    expect((await sql`select 1 from auth.users where id = ${user.id}`).length).toBe(1);
+    await submit(page, "Delete the user");
     expect(page.url()).toMatch(/\/auth\?notice=/);
     expect(await page.getByRole("status").innerText()).toBe("Deleted the user");
     expect((await sql`select 1 from auth.users where id = ${user.id}`).length).toBe(0);

@@ -47,3 +47,25 @@ export async function submit(page: Page, button: string, scope = page.locator("b
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), scope.getByRole("button", { name: button, exact: true }).click()]);
   await expectLocalNotice(page);
 }
+
+/** One rule axe-core found broken, with where. */
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core (the pinned npm package, injected into the page itself) and expects no serious or
+ * critical violation; the minor and moderate ones are left to judgement.
+ */
+export async function expectAccessible(page: Page): Promise<void> {
+  await page.addScriptTag({ path: join(PROJECT_ROOT, "node_modules", "axe-core", "axe.min.js") });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+  });
+  const grave = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  expect(grave.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.slice(0, 3).map((node) => node.target.join(" ")).join(", ")}`), new URL(page.url()).pathname).toEqual([]);
+}

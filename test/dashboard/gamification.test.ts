@@ -70,6 +70,17 @@ describe("the Gamification page in Chromium", () => {
       where usuario_id = ${leader.usuario_id} and data_acao > now() - interval '365 days'`;
     expect(await page.locator(".summary").innerText()).toContain(`${actions} actions, ${points} points in 365 days`);
     expect(await page.locator("table.history tbody tr").count()).toBe(Math.min(20, actions));
+    // Names, not slugs: the level, the home city and each action as the catalogues name them.
+    const [named] = await sql<{ level: string; city: string }[]>`
+      select n.nome as level, c.nome || ' (' || c.uf || ')' as city from public.tecnicos t
+      join public.niveis n on n.slug = t.nivel join public.cidades c on c.id = t.cidade_id where t.id = ${leader.usuario_id}`;
+    const profile = await page.locator("table.technician").innerText();
+    expect(profile).toContain(`Level\t${named.level}`);
+    expect(profile).toContain(`Home city\t${named.city}`);
+    const actionNames = (await sql<{ nome: string }[]>`select nome from public.acoes`).map((action) => action.nome);
+    const shown = await page.locator("table.history tbody tr td:nth-child(2)").allInnerTexts();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.every((name) => actionNames.includes(name))).toBe(true);
     await screenshot(page, "gamification-technician");
     await page.context().close();
   }, 120_000);

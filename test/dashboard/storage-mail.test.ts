@@ -64,6 +64,9 @@ describe("the Storage page in Chromium", () => {
     expect(await fetched.text()).toBe(contents);
 
     await submit(page, "Delete", page.getByRole("row").filter({ hasText: "notes.txt" }));
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(`Delete test-private/${folder}/notes.txt?`);
+    expect((await sql`select 1 from storage.objects where bucket_id = 'test-private' and name = ${`${folder}/notes.txt`}`).length).toBe(1);
+    await submit(page, "Delete file");
     expect(await page.getByRole("status").innerText()).toBe(`Deleted ${folder}/notes.txt`);
     expect((await sql`select 1 from storage.objects where bucket_id = 'test-private' and name = ${`${folder}/notes.txt`}`).length).toBe(0);
     await page.context().close();

@@ -71,7 +71,7 @@ describe("the Workflows page in Chromium", () => {
     const section = page.locator("section").filter({ has: page.getByRole("heading", { name: "Dashboard workflows" }) }).last();
     await Promise.all([page.waitForURL(new RegExp(`/workflows/${workflowId}$`)), section.getByRole("link", { name: "Dashboard greeter" }).click()]);
 
-    const graph = page.getByRole("img", { name: "Graph of Dashboard greeter" });
+    const graph = page.getByRole("group", { name: "Graph of Dashboard greeter" });
     expect(await graph.locator("g.block").count()).toBe(4);
     expect(await graph.locator("g.block text").allTextContents()).toEqual(expect.arrayContaining(["API", "api_trigger", "Greet", "function", "Yearly", "schedule"]));
     expect(await graph.locator("line.edge").count()).toBe(2);
@@ -90,6 +90,11 @@ describe("the Workflows page in Chromium", () => {
     expect(await diff.innerText()).toContain("greet");
     await screenshot(page, "workflows-diff");
 
+    // A rollback asks first, naming the version whose changes go out of service.
+    await submit(page, "Roll back to v1");
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Roll Dashboard greeter back to v1?");
+    expect(await page.getByRole("region", { name: "What will be lost" }).innerText()).toContain("The changes v2 (Warmer greeting) made stop serving");
+    expect(await activeVersion()).toBe(2);
     await submit(page, "Roll back to v1");
     expect(await page.getByRole("status").innerText()).toBe("Version 1 is now active");
     expect(await activeVersion()).toBe(1);
@@ -108,6 +113,10 @@ describe("the Workflows page in Chromium", () => {
     expect(await page.getByRole("status").innerText()).toMatch(/^Ran the draft as .+@/);
     expect(await page.locator(".run-status").innerText()).toBe("completed");
     expect(await page.locator(".run-output").innerText()).toContain("Welcome, Ada");
+    // What was typed is the run's stored input, not NULL; the duration has its unit; the waterfall a bar a span.
+    expect(await page.getByRole("row", { name: /^Input/ }).innerText()).toContain('{"customer":"Ada"}');
+    expect(await page.getByRole("row", { name: /^Duration/ }).innerText()).toMatch(/\d+(\.\d+)? (ms|s)$/);
+    expect(await page.getByRole("table", { name: "Timing of the run's spans" }).locator("tbody tr .bar").count()).toBe(2);
     const spans = page.locator("li.span");
     expect(await spans.locator("strong").allInnerTexts()).toEqual(["API", "Greet"]);
     await screenshot(page, "workflows-run");
@@ -129,6 +138,37 @@ describe("the Workflows page in Chromium", () => {
     await until("the redelivery to arrive", () => received === 2);
     const [{ redeliveries }] = await sql<{ redeliveries: number }[]>`select redeliveries from public.webhook_deliveries where execution_id = ${executionId}`;
     expect(redeliveries).toBe(1);
+    await page.context().close();
+  }, 120_000);
+
+  it("labels a Condition's branches, shows a chosen block's configuration, and searches the runs", async () => {
+    const [triage] = await sql<{ id: string }[]>`select id from public.workflows where name = 'Order triage' order by created_at limit 1`;
+    const page = await openPage(browser, `/workflows/${triage.id}`);
+    const graph = page.getByRole("group", { name: "Graph of Order triage" });
+    expect(await graph.locator("text.edge-label").allTextContents()).toEqual(expect.arrayContaining(["else", "if <api.total> >= 1000"]));
+    const orderSize = page.locator("details.block-config").filter({ hasText: "Order Size" });
+    expect(await orderSize.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(false);
+    await graph.getByRole("link", { name: /Order Size/ }).click();
+    await page.waitForFunction(() => (document.querySelector("details.block-config[open]") as HTMLElement | null)?.innerText.includes("Order Size") ?? false);
+    expect(await orderSize.locator("pre").innerText()).toContain("\"kind\": \"if\"");
+    await screenshot(page, "workflows-branches");
+
+    // The runs: the one just made by the form, found by status and trigger; none for a status it does not have.
+    const own = page.getByRole("search", { name: "Search runs" });
+    await page.goto(`${new URL(page.url()).origin}/workflows/${workflowId}`);
+    await own.getByLabel("Status").selectOption("completed");
+    await own.getByLabel("Trigger").selectOption("manual");
+    await submit(page, "Search", own);
+    const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from public.workflow_executions where workflow_id = ${workflowId} and status = 'completed' and trigger = 'manual'`;
+    expect(count).toBeGreaterThan(0);
+    expect(await page.locator("table.runs tbody tr").count()).toBe(Math.min(20, count));
+    expect((await page.locator("table.runs tbody tr td:nth-child(5)").allInnerTexts()).every((text) => /^\d+(\.\d+)? (ms|s)$/.test(text))).toBe(true);
+    await own.getByLabel("Status").selectOption("cancelled");
+    await submit(page, "Search", own);
+    expect(await page.getByText("No run matches.").count()).toBe(1);
+    const refused = await fetch(`${process.env.STUDIO_URL}/workflows/${workflowId}?status=lost`);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("A run&#39;s status is one of");
     await page.context().close();
   }, 120_000);
 

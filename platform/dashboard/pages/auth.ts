@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import { act, flashOf, formFields, invalid } from "../actions.ts";
+import { confirmationPage, isConfirmed } from "../confirm.ts";
 import { cellText, layout } from "../layout.ts";
 import type { StackClient } from "../stack-client.ts";
 
@@ -162,6 +163,16 @@ ${technicians.length === 0 ? html`<p>No technician row.</p>` : html`<table class
 
   pages.post("/users/:id/delete", async (c) => {
     const id = c.req.param("id");
+    const fields = await formFields(c);
+    if (!isConfirmed(fields)) {
+      const user = await stack.json<{ email: string | null }>(`/auth/v1/admin/users/${checkUserId(id)}`);
+      return confirmationPage(c, fields, {
+        title: `Delete the user ${user.email ?? id}?`,
+        lost: html`<p>The account <code>${user.email ?? id}</code> is deleted for good: its sign-in, sessions and roles, and whatever its rows' foreign keys delete with it.</p>`,
+        button: "Delete the user",
+        back: `/auth/users/${id}`,
+      });
+    }
     return await act(c, `/auth/users/${id}`, async () => {
       await stack.json(`/auth/v1/admin/users/${checkUserId(id)}`, { method: "DELETE" });
       return "Deleted the user";
@@ -180,8 +191,17 @@ ${technicians.length === 0 ? html`<p>No technician row.</p>` : html`<table class
 
   pages.post("/users/:id/roles/revoke", async (c) => {
     const id = c.req.param("id");
+    const fields = await formFields(c);
+    if (!isConfirmed(fields) && fields.role && APP_ROLES.includes(fields.role)) {
+      return confirmationPage(c, fields, {
+        title: `Revoke ${fields.role}?`,
+        lost: html`<p>The user loses the <code>${fields.role}</code> role and everything it lets them read and do, from their next request.</p>`,
+        button: `Revoke ${fields.role} for good`,
+        back: `/auth/users/${id}`,
+      });
+    }
     return await act(c, `/auth/users/${id}`, async () => {
-      const { role } = await formFields(c);
+      const { role } = fields;
       if (!role || !APP_ROLES.includes(role)) throw invalid("Choose one of the portal's roles");
       await stack.json(`/rest/v1/user_roles?user_id=eq.${checkUserId(id)}&role=eq.${role}`, { method: "DELETE" });
       return `Revoked ${role}`;

@@ -93,25 +93,29 @@ ${data.ranking.map((entry) => html`<tr><td>${entry.posicao}</td><td><a href="/ga
     const days = Number.parseInt(c.req.query("dias") ?? "30", 10);
     if (!Number.isInteger(days) || days < 1 || days > 365) throw invalid("The history covers 1 to 365 days");
     const page = pageOf(c.req.query("page"));
-    const [technician] = await stack.json<{ nome: string; cidade_id: string; nivel: string; pontos_total: number; ativo: boolean }[]>(`/rest/v1/tecnicos?select=nome,cidade_id,nivel,pontos_total,ativo&id=eq.${id}`);
+    // Names from the catalogues the slugs point at: people read "São Paulo (SP)", not sao-paulo-sp.
+    const [technician] = await stack.json<{ nome: string; cidade_id: string; pontos_total: number; ativo: boolean; niveis: { nome: string }; cidades: { nome: string; uf: string } }[]>(`/rest/v1/tecnicos?select=nome,cidade_id,pontos_total,ativo,niveis(nome),cidades(nome,uf)&id=eq.${id}`);
     if (!technician) throw new DashboardError(404, `There is no technician ${id}`);
     const query = new URLSearchParams({ usuario_id: id, periodo: `${days}d`, limit: String(PAGE_SIZE), offset: String((page - 1) * PAGE_SIZE) });
-    const [{ data: history }, { data: held }] = await Promise.all([
+    const [{ data: history }, { data: held }, actions] = await Promise.all([
       stack.json<Envelope<History>>(`${API}/points/history?${query}`),
       stack.json<Envelope<{ badges: Badge[] }>>(`${API}/badges/user/${id}`),
+      stack.json<{ codigo: string; nome: string }[]>("/rest/v1/acoes?select=codigo,nome"),
     ]);
+    const actionNames = new Map(actions.map((action) => [action.codigo, action.nome]));
+    const actionName = (codigo: string | null) => (codigo === null ? "none" : actionNames.get(codigo) ?? codigo);
     const base = `/gamification/technicians/${id}?dias=${days}`;
     const content = html`<p><a href="/gamification">Boards</a> · <a href="/auth/users/${id}">Account</a> · <a href="/gamification?board=local&cidade=${encodeURIComponent(technician.cidade_id)}">City board</a></p>
-<table class="technician"><tbody><tr><th>Level</th><td>${technician.nivel}</td></tr><tr><th>Total points</th><td>${technician.pontos_total}</td></tr><tr><th>Home city</th><td>${technician.cidade_id}</td></tr><tr><th>Active</th><td>${technician.ativo ? "yes" : "no"}</td></tr></tbody></table>
+<table class="technician"><tbody><tr><th scope="row">Level</th><td>${technician.niveis.nome}</td></tr><tr><th scope="row">Total points</th><td>${technician.pontos_total}</td></tr><tr><th scope="row">Home city</th><td>${technician.cidades.nome} (${technician.cidades.uf})</td></tr><tr><th scope="row">Active</th><td>${technician.ativo ? "yes" : "no"}</td></tr></tbody></table>
 <h2>Badges</h2>
 ${held.badges.length === 0 ? html`<p>No badges yet.</p>` : html`<ul class="badges">${held.badges.map((badge) => html`<li><strong>${badge.nome}</strong> <small>(${badge.categoria}, ${badge.conquistado_em})</small> ${badge.descricao}</li>`)}</ul>`}
 <h2>History</h2>
 <form method="get" action="/gamification/technicians/${id}" class="inline" aria-label="History window">
 <label>Last days <input name="dias" type="number" min="1" max="365" value="${days}"></label><button type="submit">Show</button>
 </form>
-<p class="summary">${history.resumo.total_acoes} actions, ${history.resumo.total_pontos_periodo} points in ${days} days (${history.resumo.media_pontos_dia} a day); most frequent: ${history.resumo.acao_mais_frequente ?? "none"} · ${pager(base, page, history.paginacao.has_next)}</p>
+<p class="summary">${history.resumo.total_acoes} actions, ${history.resumo.total_pontos_periodo} points in ${days} days (${history.resumo.media_pontos_dia} a day); most frequent: ${actionName(history.resumo.acao_mais_frequente)} · ${pager(base, page, history.paginacao.has_next)}</p>
 <table class="history"><thead><tr><th>When</th><th>Action</th><th>City</th><th>Base</th><th>Points</th><th>Multipliers</th></tr></thead><tbody>
-${history.historico.map((line) => html`<tr><td>${line.data_acao}</td><td>${line.acao}</td><td>${line.cidade}</td><td>${line.pontos_base}</td><td>${line.pontos_final}</td><td>${Object.entries(line.multiplicadores).map(([name, factor]) => `${name} ×${factor}`).join(", ")}</td></tr>`)}
+${history.historico.map((line) => html`<tr><td>${line.data_acao}</td><td>${actionName(line.acao)}</td><td>${line.cidade}</td><td>${line.pontos_base}</td><td>${line.pontos_final}</td><td>${Object.entries(line.multiplicadores).map(([name, factor]) => `${name} ×${factor}`).join(", ")}</td></tr>`)}
 </tbody></table>`;
     return c.html(layout(technician.nome, "Gamification", flashOf(c), content));
   });

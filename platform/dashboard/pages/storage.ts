@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import { act, flashOf, formFields, invalid } from "../actions.ts";
+import { confirmationPage, isConfirmed } from "../confirm.ts";
 import { DashboardError, errorInWords } from "../errors.ts";
 import { layout } from "../layout.ts";
 import type { StackClient } from "../stack-client.ts";
@@ -156,8 +157,18 @@ ${objects.length === 0 ? html`<p>This folder is empty.</p>` : ""}
 
   pages.post("/:bucket/delete", async (c) => {
     const bucket = checkBucket(c.req.param("bucket"));
-    const { path, back } = await formFields(c);
-    return await act(c, back?.startsWith(`/storage/${bucket}`) ? back : `/storage/${bucket}`, async () => {
+    const fields = await formFields(c);
+    const { path, back } = fields;
+    const returnTo = back?.startsWith(`/storage/${bucket}`) ? back : `/storage/${bucket}`;
+    if (!isConfirmed(fields)) {
+      return confirmationPage(c, fields, {
+        title: `Delete ${bucket}/${checkObjectPath(path)}?`,
+        lost: html`<p>The file <code>${bucket}/${path}</code> and its bytes are deleted for good; signed links to it stop working.</p>`,
+        button: "Delete file",
+        back: returnTo,
+      });
+    }
+    return await act(c, returnTo, async () => {
       const removed = await stack.json<unknown[]>(`/storage/v1/object/${bucket}`, { method: "DELETE", json: { prefixes: [checkObjectPath(path)] } });
       if (removed.length === 0) throw new DashboardError(404, `${path} no longer exists`);
       return `Deleted ${path}`;

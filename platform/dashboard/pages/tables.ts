@@ -2,7 +2,9 @@ import { Hono } from "hono";
 import { html } from "hono/html";
 import { readApiSettings } from "../../postgrest/postgrest.ts";
 import { act, flashOf, formFields, invalid } from "../actions.ts";
+import { confirmationPage, isConfirmed } from "../confirm.ts";
 import { DashboardError } from "../errors.ts";
+import { dataGrid, formattedJson, sortOf } from "../grid.ts";
 import { cellText, layout } from "../layout.ts";
 import type { MetaColumn, MetaPolicy, MetaTable } from "../pg-meta-types.ts";
 import type { StackClient } from "../stack-client.ts";
@@ -129,16 +131,25 @@ ${isJsonColumn(column) ? html`<textarea name="col:${column.name}" rows="2"${fill
 </form>`;
 }
 
-function policyList(policies: MetaPolicy[]) {
-  if (policies.length === 0) return html`<p>No policies.</p>`;
-  return html`<ul class="policies">${policies.map((policy) => html`<li><strong>${policy.name}</strong><br><small>${policy.action} ${policy.command} to ${policy.roles.join(", ")}</small>
-${policy.definition ? html`<br><small>using (<code>${policy.definition}</code>)</small>` : ""}${policy.check ? html`<br><small>with check (<code>${policy.check}</code>)</small>` : ""}</li>`)}</ul>`;
+/**
+ * The table's policies in a panel that folds over the page's top rather than taking a column
+ * beside the grid, so the grid keeps the page's whole width.
+ */
+function policyPanel(policies: MetaPolicy[]) {
+  return html`<aside class="policies-panel" aria-labelledby="policies-heading"><details><summary><h2 id="policies-heading">Policies (${policies.length})</h2></summary>
+${policies.length === 0 ? html`<p>No policies.</p>` : html`<ul class="policies">${policies.map((policy) => html`<li><strong>${policy.name}</strong><br><small>${policy.action} ${policy.command} to ${policy.roles.join(", ")}</small>
+${policy.definition ? html`<br><small>using (<code>${policy.definition}</code>)</small>` : ""}${policy.check ? html`<br><small>with check (<code>${policy.check}</code>)</small>` : ""}</li>`)}</ul>`}</details></aside>`;
+}
+
+/** Every column of a row with its full value, JSON formatted: what the grid's cells cut short. */
+function fullValues(table: MetaTable, row: Record<string, unknown>) {
+  return html`<dl class="full-values">${(table.columns ?? []).map((column) => html`<dt>${column.name} <small>(${column.format})</small></dt><dd><pre class="json">${formattedJson(row[column.name])}</pre></dd>`)}</dl>`;
 }
 
 /**
  * Tables: every exposed schema's tables with their row counts, each table's rows paged and
- * filtered, inserted, edited and deleted as the service role through the data API, with its RLS
- * policies (from pg-meta) beside them.
+ * filtered, sorted, inserted, edited and deleted (after a confirmation) as the service role through
+ * the data API, in a grid that fits the screen, with its RLS policies (from pg-meta) in a panel.
  */
 export function tablePages(stack: StackClient): Hono {
   const pages = new Hono();
@@ -161,7 +172,11 @@ ${tables.map((table, index) => html`<tr><td><a href="/tables/${schema}/${table.n
     const { column, op, value } = c.req.query();
     const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
     const filter = filterQuery(table, column, op, value);
-    const order = table.primary_keys.length > 0 ? `&order=${table.primary_keys.map(({ name: key }) => encodeURIComponent(key)).join(",")}` : "";
+    const columns = (table.columns ?? []).map((candidate) => candidate.name);
+    const sort = sortOf(columns, c.req.query("sort"), c.req.query("dir"));
+    // The primary key breaks ties, so paging through a sorted column neither repeats nor skips rows.
+    const orderColumns = [...(sort ? [`${encodeURIComponent(sort.column)}.${sort.direction}`] : []), ...table.primary_keys.filter(({ name: key }) => key !== sort?.column).map(({ name: key }) => encodeURIComponent(key))];
+    const order = orderColumns.length > 0 ? `&order=${orderColumns.join(",")}` : "";
     const response = await stack.fetch(`/rest/v1/${encodeURIComponent(name)}?select=*${filter}${order}&limit=${PAGE_SIZE}&offset=${(page - 1) * PAGE_SIZE}`, {
       headers: { "accept-profile": schema, prefer: "count=exact" },
     });
@@ -169,29 +184,32 @@ ${tables.map((table, index) => html`<tr><td><a href="/tables/${schema}/${table.n
     const policies = (await stack.json<MetaPolicy[]>(`/pg/policies?included_schemas=${encodeURIComponent(schema)}`)).filter((policy) => policy.table === name);
     const total = Number(/\/(\d+)$/.exec(response.headers.get("content-range") ?? "")?.[1] ?? 0);
     const pagesCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
-    const columns = (table.columns ?? []).map((candidate) => candidate.name);
     const base = `/tables/${schema}/${name}`;
     const filterParams = column ? `&column=${encodeURIComponent(column)}&op=${encodeURIComponent(op ?? "")}&value=${encodeURIComponent(value ?? "")}` : "";
+    const sortParams = sort ? `&sort=${encodeURIComponent(sort.column)}&dir=${sort.direction}` : "";
     const flash = flashOf(c);
     if (!response.ok) flash.error = `The rows could not be read: ${JSON.stringify(rows)}`;
     const list = Array.isArray(rows) ? rows : [];
-    const content = html`<p><a href="/tables">All tables</a> · ${schema}.${name} · RLS ${table.rls_enabled ? "on" : "off"}</p>
-<div class="columns"><div>
+    const grid = dataGrid({
+      columns,
+      rows: list,
+      label: `Rows of ${schema}.${name}`,
+      sorting: { base: `${base}?page=1${filterParams}`, current: sort },
+      rowActions: table.primary_keys.length === 0 ? undefined : (row) => html`<a href="${base}/edit?key=${encodeURIComponent(keyOf(table, row))}">Edit</a>
+<form method="post" action="${base}/delete"><input type="hidden" name="key" value="${keyOf(table, row)}"><button type="submit" class="secondary">Delete</button></form>`,
+    });
+    const content = html`<div class="table-bar"><p><a href="/tables">All tables</a> · ${schema}.${name} · RLS ${table.rls_enabled ? "on" : "off"}</p>${policyPanel(policies)}</div>
 <form method="get" action="${base}" class="inline" role="search" aria-label="Filter rows">
 <label>Column <select name="column">${columns.map((candidate) => html`<option${candidate === column ? " selected" : ""}>${candidate}</option>`)}</select></label>
 <label>Operator <select name="op">${Object.entries(OPERATORS).map(([key, label]) => html`<option value="${key}"${key === op ? " selected" : ""}>${label}</option>`)}</select></label>
 <label>Value <input name="value" value="${value ?? ""}"></label>
+${sort ? html`<input type="hidden" name="sort" value="${sort.column}"><input type="hidden" name="dir" value="${sort.direction}">` : ""}
 <button type="submit">Filter</button> ${column ? html`<a href="${base}">Clear filter</a>` : ""}
+<span class="total">${total} row${total === 1 ? "" : "s"}${column ? " match" : ""} · page ${page} of ${pagesCount}
+${page > 1 ? html` · <a href="${base}?page=${page - 1}${filterParams}${sortParams}">Previous</a>` : ""}${page < pagesCount ? html` · <a href="${base}?page=${page + 1}${filterParams}${sortParams}">Next</a>` : ""}</span>
 </form>
-<p class="total">${total} row${total === 1 ? "" : "s"}${column ? " match" : ""} · page ${page} of ${pagesCount}
-${page > 1 ? html` · <a href="${base}?page=${page - 1}${filterParams}">Previous</a>` : ""}${page < pagesCount ? html` · <a href="${base}?page=${page + 1}${filterParams}">Next</a>` : ""}</p>
-<div class="overflow-auto"><table class="rows"><thead><tr>${columns.map((candidate) => html`<th>${candidate}</th>`)}<th></th></tr></thead><tbody>
-${list.map((row) => html`<tr>${columns.map((candidate) => html`<td>${cellText(row[candidate])}</td>`)}<td>${table.primary_keys.length > 0 ? html`<a href="${base}/edit?key=${encodeURIComponent(keyOf(table, row))}">Edit</a>
-<form method="post" action="${base}/delete"><input type="hidden" name="key" value="${keyOf(table, row)}"><button type="submit" class="secondary">Delete</button></form>` : ""}</td></tr>`)}
-</tbody></table></div>
-<details><summary>Insert a row</summary>${rowForm(table, `${base}/insert`, "Insert row", null)}</details>
-</div>
-<aside><h2>Policies</h2>${policyList(policies)}</aside></div>`;
+${grid}
+<details><summary>Insert a row</summary>${rowForm(table, `${base}/insert`, "Insert row", null)}</details>`;
     return c.html(layout(`${schema}.${name}`, "Tables", flash, content));
   });
 
@@ -202,7 +220,8 @@ ${list.map((row) => html`<tr>${columns.map((candidate) => html`<td>${cellText(ro
     const rows = await stack.json<Record<string, unknown>[]>(`/rest/v1/${encodeURIComponent(name)}?select=*&${keyFilter(table, key)}`, { headers: { "accept-profile": schema } });
     if (rows.length === 0) throw new DashboardError(404, "That row no longer exists");
     const content = html`<p><a href="/tables/${schema}/${name}">Back to ${schema}.${name}</a></p>
-${rowForm(table, `/tables/${schema}/${name}/edit?key=${encodeURIComponent(key ?? "")}`, "Save row", rows[0])}`;
+<div class="row-view"><section aria-labelledby="full-heading"><h2 id="full-heading">Full values</h2>${fullValues(table, rows[0])}</section>
+<section aria-labelledby="edit-heading"><h2 id="edit-heading">Edit</h2>${rowForm(table, `/tables/${schema}/${name}/edit?key=${encodeURIComponent(key ?? "")}`, "Save row", rows[0])}</section></div>`;
     return c.html(layout(`Edit a row of ${schema}.${name}`, "Tables", flashOf(c), content));
   });
 
@@ -231,10 +250,22 @@ ${rowForm(table, `/tables/${schema}/${name}/edit?key=${encodeURIComponent(key ??
 
   pages.post("/:schema/:table/delete", async (c) => {
     const { schema, table: name } = c.req.param();
-    return await act(c, `/tables/${schema}/${name}`, async () => {
+    const fields = await formFields(c);
+    const back = `/tables/${schema}/${name}`;
+    if (!isConfirmed(fields)) {
       const table = await tableOf(stack, schema, name);
-      const { key } = await formFields(c);
-      const deleted = await stack.json<unknown[]>(`/rest/v1/${encodeURIComponent(name)}?${keyFilter(table, key)}`, { method: "DELETE", headers: { "content-profile": schema, prefer: "return=representation" } });
+      const rows = await stack.json<Record<string, unknown>[]>(`/rest/v1/${encodeURIComponent(name)}?select=*&${keyFilter(table, fields.key)}`, { headers: { "accept-profile": schema } });
+      if (rows.length === 0) return c.redirect(`${back}?error=${encodeURIComponent("That row no longer exists")}`, 303);
+      return confirmationPage(c, fields, {
+        title: `Delete this row of ${schema}.${name}?`,
+        lost: html`<p>This row (${fields.key}) is deleted for good, with every value below; rows that refer to it may go with it (foreign keys on delete cascade).</p>${fullValues(table, rows[0])}`,
+        button: "Delete row",
+        back,
+      });
+    }
+    return await act(c, back, async () => {
+      const table = await tableOf(stack, schema, name);
+      const deleted = await stack.json<unknown[]>(`/rest/v1/${encodeURIComponent(name)}?${keyFilter(table, fields.key)}`, { method: "DELETE", headers: { "content-profile": schema, prefer: "return=representation" } });
       if (deleted.length === 0) throw new DashboardError(404, "That row no longer exists");
       return `Deleted a row of ${schema}.${name}`;
     });

@@ -4,7 +4,10 @@ import { act, flashOf, formFields, invalid } from "../actions.ts";
 import { DashboardError, errorInWords } from "../errors.ts";
 import { cellText, layout, type Markup } from "../layout.ts";
 import type { StackClient } from "../stack-client.ts";
-import { type DrawnState, graphSvg } from "../workflows/graph-svg.ts";
+import { confirmationPage, isConfirmed } from "../confirm.ts";
+import { blockConfigs, type DrawnState, graphSvg } from "../workflows/graph-svg.ts";
+import { runFilterQuery, RUN_STATUSES, RUN_TRIGGERS, type RunFilter, runFilterOf } from "../workflows/run-filter.ts";
+import { durationText, spanWaterfall } from "../workflows/waterfall.ts";
 import { memberSession } from "../workflows/run-as-member.ts";
 import { waitingApprovalsSection } from "../workflows/waiting-approvals.ts";
 
@@ -133,10 +136,22 @@ ${diffList("Subflows added", diff.subflows.added)}${diffList("Subflows removed",
 function spanTree(spans: TraceSpan[]): Markup {
   return html`<ul class="spans">${spans.map((span) => {
     const output = span.output === undefined ? "" : cellText(span.output);
-    return html`<li class="span ${span.status}"><strong>${span.name}</strong> <small>${span.type} · ${span.status} · ${span.durationMs} ms</small>
+    return html`<li class="span ${span.status}"><strong>${span.name}</strong> <small>${span.type} · ${span.status} · ${durationText(span.durationMs)}</small>
 ${span.error ? html`<br><span class="span-error">${span.error}</span>` : ""}${output ? html`<br><code>${output.length > OUTPUT_CHARACTERS ? `${output.slice(0, OUTPUT_CHARACTERS)}…` : output}</code>` : ""}
 ${span.children?.length ? spanTree(span.children) : ""}</li>`;
   })}</ul>`;
+}
+
+/** The runs' search form: status, trigger, a time window and text in the error. */
+function runSearch(base: string, filter: RunFilter): Markup {
+  return html`<form method="get" action="${base}#runs" class="inline" role="search" aria-label="Search runs">
+<label>Status <select name="status"><option value="">any</option>${RUN_STATUSES.map((status) => html`<option${status === filter.status ? " selected" : ""}>${status}</option>`)}</select></label>
+<label>Trigger <select name="trigger"><option value="">any</option>${RUN_TRIGGERS.map((trigger) => html`<option${trigger === filter.trigger ? " selected" : ""}>${trigger}</option>`)}</select></label>
+<label>From <input type="datetime-local" name="from" value="${filter.from ?? ""}"></label>
+<label>To <input type="datetime-local" name="to" value="${filter.to ?? ""}"></label>
+<label>Error contains <input name="text" value="${filter.text ?? ""}"></label>
+<button type="submit">Search</button>${filter.active ? html` <a href="${base}#runs">Clear</a>` : ""}
+</form>`;
 }
 
 /**
@@ -171,9 +186,10 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
 <table class="run"><tbody>
 <tr><th>Status</th><td class="run-status">${run.status}</td></tr><tr><th>Trigger</th><td>${run.trigger} (${run.mode})</td></tr>
 <tr><th>Version</th><td>${run.deployment_version ?? "draft"}</td></tr><tr><th>Created</th><td>${run.created_at}</td></tr>
-<tr><th>Duration</th><td>${run.duration_ms ?? ""} ms</td></tr>${run.error_message ? html`<tr><th>Error</th><td>${run.error_message}</td></tr>` : ""}
+<tr><th>Duration</th><td>${durationText(run.duration_ms)}</td></tr>${run.error_message ? html`<tr><th>Error</th><td>${run.error_message}</td></tr>` : ""}
 <tr><th>Input</th><td><code>${cellText(run.input)}</code></td></tr><tr><th>Output</th><td><code class="run-output">${cellText(run.output)}</code></td></tr>
 </tbody></table>
+<h2>Timing</h2>${run.trace_spans?.length ? spanWaterfall(run.trace_spans) : html`<p>No spans recorded.</p>`}
 <h2>Trace spans</h2>${run.trace_spans?.length ? spanTree(run.trace_spans) : html`<p>No spans recorded.</p>`}`;
     return c.html(layout(`Run ${id}`, "Workflows", flashOf(c), content));
   });
@@ -182,9 +198,10 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
     const id = checkId(c.req.param("id"), "workflow");
     const [workflow] = await stack.json<Workflow[]>(`/rest/v1/workflows?select=*&id=eq.${id}`);
     if (!workflow) throw new DashboardError(404, `There is no workflow ${id}`);
+    const runFilter = runFilterOf(c.req.query());
     const [deployments, runs, subscriptions, deliveries, schedules] = await Promise.all([
       stack.json<Deployment[]>(`/rest/v1/workflow_deployments?select=version,note,is_active,created_at,activated_at&workflow_id=eq.${id}&order=version.desc`),
-      stack.json<Execution[]>(`/rest/v1/workflow_executions?select=id,workflow_id,trigger,mode,status,deployment_version,created_at,duration_ms,error_message&workflow_id=eq.${id}&order=created_at.desc&limit=${RUNS_SHOWN}`),
+      stack.json<Execution[]>(`/rest/v1/workflow_executions?select=id,workflow_id,trigger,mode,status,deployment_version,created_at,duration_ms,error_message&workflow_id=eq.${id}${runFilterQuery(runFilter)}&order=created_at.desc&limit=${RUNS_SHOWN}`),
       stack.json<{ id: string; url: string; active: boolean; level_filter: string[]; trigger_filter: string[]; created_at: string }[]>(`/rest/v1/webhook_subscriptions?select=id,url,active,level_filter,trigger_filter,created_at&workflow_id=eq.${id}&order=created_at`),
       stack.json<{ id: string; subscription_id: string; execution_id: string; status: string; attempts: number; redeliveries: number; last_status_code: number | null; last_error: string | null; created_at: string }[]>(`/rest/v1/webhook_deliveries?select=id,subscription_id,execution_id,status,attempts,redeliveries,last_status_code,last_error,created_at&workflow_id=eq.${id}&order=created_at.desc&limit=50`),
       stack.json<{ block_name: string; cron_expression: string; timezone: string; status: string; next_run_at: string | null; last_run_at: string | null; last_execution_id: string | null; consecutive_failures: number }[]>(`/rest/v1/workflow_schedules?select=*&workflow_id=eq.${id}&order=block_name`),
@@ -205,6 +222,7 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
     const triggers = inputTriggers(workflow);
     const content = html`<p><a href="/workflows">All workflows</a>${workflow.description ? html` · ${workflow.description}` : ""}</p>
 <h2>Graph (draft)</h2>${graphSvg(workflow.state, `Graph of ${workflow.name}`)}
+${blockConfigs(workflow.state)}
 <h2>Deployments</h2>
 ${deployments.length === 0 ? html`<p>Never deployed.</p>` : html`<table class="deployments"><thead><tr><th>Version</th><th>Note</th><th>Created</th><th>Activated</th><th></th></tr></thead><tbody>
 ${deployments.map((deployment) => html`<tr${deployment.is_active ? html` class="active"` : ""}><td>v${deployment.version}${deployment.is_active ? " (active)" : ""}</td><td>${deployment.note ?? ""}</td><td>${deployment.created_at}</td><td>${deployment.activated_at ?? ""}</td><td>
@@ -220,9 +238,10 @@ ${triggers.flatMap((trigger) => trigger.fields.map((field) => html`<label>${fiel
 ${field.type === "json" || field.type === "object" || field.type === "array" ? html`<textarea name="input:${field.name}" rows="2">${field.value === undefined ? "" : JSON.stringify(field.value)}</textarea>` : html`<input name="input:${field.name}" value="${field.value === undefined || field.value === null ? "" : String(field.value)}">`}</label>`))}
 <button type="submit">Run</button>
 </form>
-<h2>Runs</h2>
-${runs.length === 0 ? html`<p>No runs yet.</p>` : html`<table class="runs"><thead><tr><th>Run</th><th>Status</th><th>Trigger</th><th>Version</th><th>Duration</th><th>Error</th></tr></thead><tbody>
-${runs.map((run) => html`<tr><td><a href="/workflows/runs/${run.id}">${run.created_at}</a></td><td>${run.status}</td><td>${run.trigger} (${run.mode})</td><td>${run.deployment_version ?? "draft"}</td><td>${run.duration_ms ?? ""}</td><td>${run.error_message ?? ""}</td></tr>`)}
+<h2 id="runs">Runs</h2>
+${runSearch(base, runFilter)}
+${runs.length === 0 ? html`<p>${runFilter.active ? "No run matches." : "No runs yet."}</p>` : html`<table class="runs"><thead><tr><th>Run</th><th>Status</th><th>Trigger</th><th>Version</th><th>Duration</th><th>Error</th></tr></thead><tbody>
+${runs.map((run) => html`<tr><td><a href="/workflows/runs/${run.id}">${run.created_at}</a></td><td>${run.status}</td><td>${run.trigger} (${run.mode})</td><td>${run.deployment_version ?? "draft"}</td><td>${durationText(run.duration_ms)}</td><td>${run.error_message ?? ""}</td></tr>`)}
 </tbody></table>`}
 <h2>Webhook subscriptions</h2>
 ${subscriptions.length === 0 ? html`<p>No subscriptions.</p>` : html`<table class="subscriptions"><thead><tr><th>URL</th><th>Active</th><th>Levels</th><th>Triggers</th></tr></thead><tbody>
@@ -242,8 +261,23 @@ ${schedules.map((schedule) => html`<tr><td>${schedule.block_name}</td><td><code>
 
   pages.post("/:id/activate", async (c) => {
     const id = checkId(c.req.param("id"), "workflow");
+    const fields = await formFields(c);
+    if (!isConfirmed(fields)) {
+      const [workflow] = await stack.json<{ name: string; workflow_deployments: { version: number; note: string | null }[] }[]>(`/rest/v1/workflows?select=name,workflow_deployments(version,note)&workflow_deployments.is_active=is.true&id=eq.${id}`);
+      const active = workflow?.workflow_deployments[0];
+      const version = Number(fields.version);
+      // Only a rollback asks first: it takes the newer version's changes out of service.
+      if (workflow && active && Number.isInteger(version) && version < active.version) {
+        return confirmationPage(c, fields, {
+          title: `Roll ${workflow.name} back to v${version}?`,
+          lost: html`<p>Every run from now on executes v${version}. The changes v${active.version}${active.note ? ` (${active.note})` : ""} made stop serving API, webhook, schedule and chat runs until it is promoted again; v${active.version} itself and the draft are kept.</p>`,
+          button: `Roll back to v${version}`,
+          back: `/workflows/${id}`,
+        });
+      }
+    }
     return await act(c, `/workflows/${id}`, async () => {
-      const version = Number((await formFields(c)).version);
+      const version = Number(fields.version);
       if (!Number.isInteger(version) || version < 1) throw invalid("Choose a version to activate");
       await rpc(stack, "activate_deployment", { p_workflow_id: id, p_version: version });
       return `Version ${version} is now active`;

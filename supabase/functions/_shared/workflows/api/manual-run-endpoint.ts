@@ -24,7 +24,7 @@ import { watchCancellation } from "../runs/run-lease.ts";
 import { refusalError } from "./refusals.ts";
 import { manualAnswer, toHttpResponse } from "./run-response.ts";
 import type { RunServices } from "./run-services.ts";
-import { manualRunBodySchema } from "./schemas.ts";
+import { MAX_KEPT_INPUT_BYTES, manualRunBodySchema } from "./schemas.ts";
 
 /** A manual run's refusal after admission, recorded with the run. */
 async function refuse(services: RunServices, executionId: string, status: number, code: string, message: string, extra: Record<string, unknown> = {}): Promise<Response> {
@@ -47,6 +47,8 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
   const hints = services.cache.admitHints(id);
   const answer = (await services.call("admit_workflow_run", {
     p_workflow_id: id, p_trigger: "manual", p_mode: "sync", p_user_id: caller.userId,
+    // Kept like an API run's, so the run's record (and a re-run) shows what the editor typed.
+    p_input: body.input !== undefined && new TextEncoder().encode(JSON.stringify(body.input)).length <= MAX_KEPT_INPUT_BYTES ? body.input : null,
     p_environment_version: hints.p_environment_version ?? null,
     p_lease_seconds: Math.ceil((body.timeoutMs ?? services.syncTimeoutMs) / 1000) + 60,
   })) as AdmitAnswer;
