@@ -228,7 +228,7 @@ begin
   return p_not_found || jsonb_build_object('status', 410, 'code', 'RUN_EXPIRED',
     'error', format('Run %s expired on %s: its workspace keeps runs for %s days', p_run_id,
       to_char(v_tombstone.expired_at at time zone 'UTC', 'YYYY-MM-DD'), v_tombstone.retention_days),
-    'expiredAt', v_tombstone.expired_at, 'retentionDays', v_tombstone.retention_days);
+    'expiredAt', to_char(v_tombstone.expired_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'retentionDays', v_tombstone.retention_days);
 end;
 $$;
 comment on function workflows_private.missing_run_refusal(public.api_keys, uuid, uuid, uuid, jsonb) is 'A reader''s answer for a run it did not find: 410 RUN_EXPIRED for a tombstone the caller may read, else the reader''s 404.';

@@ -129,14 +129,14 @@ isOneToOne: false
                   ]
                 },"billing_plans": {
                   Row: {
-                    "async_per_minute": number,"bills_overage": boolean,"execution_charge": number,"included_usage": number,"logs_per_minute": number,"name": string,"overage_threshold": number,"plan": string,"price_per_seat": boolean,"priority": number,"subscription_price": number,"sync_per_minute": number,"usage_limit": number
+                    "async_per_minute": number,"bills_overage": boolean,"execution_charge": number,"included_usage": number,"log_retention_days": number,"logs_per_minute": number,"name": string,"overage_threshold": number,"plan": string,"price_per_seat": boolean,"priority": number,"subscription_price": number,"sync_per_minute": number,"usage_limit": number
                   }
                   ComputedFields: never
                   Insert: {
-                    "async_per_minute": number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute": number,"name": string,"overage_threshold"?: number,"plan": string,"price_per_seat"?: boolean,"priority": number,"subscription_price"?: number,"sync_per_minute": number,"usage_limit": number
+                    "async_per_minute": number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"log_retention_days"?: number,"logs_per_minute": number,"name": string,"overage_threshold"?: number,"plan": string,"price_per_seat"?: boolean,"priority": number,"subscription_price"?: number,"sync_per_minute": number,"usage_limit": number
                   }
                   Update: {
-                    "async_per_minute"?: number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute"?: number,"name"?: string,"overage_threshold"?: number,"plan"?: string,"price_per_seat"?: boolean,"priority"?: number,"subscription_price"?: number,"sync_per_minute"?: number,"usage_limit"?: number
+                    "async_per_minute"?: number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"log_retention_days"?: number,"logs_per_minute"?: number,"name"?: string,"overage_threshold"?: number,"plan"?: string,"price_per_seat"?: boolean,"priority"?: number,"subscription_price"?: number,"sync_per_minute"?: number,"usage_limit"?: number
                   }
                   Relationships: [
                     
@@ -951,6 +951,26 @@ isOneToOne: false
       referencedColumns: ["id"]
     }
                   ]
+                },"workspace_log_retention": {
+                  Row: {
+                    "log_retention_days": number,"updated_at": string,"updated_by": string | null,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "log_retention_days": number,"updated_at"?: string,"updated_by"?: string | null,"workspace_id": string
+                  }
+                  Update: {
+                    "log_retention_days"?: number,"updated_at"?: string,"updated_by"?: string | null,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workspace_log_retention_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: true
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    }
+                  ]
                 },"workspace_members": {
                   Row: {
                     "created_at": string,"role": string,"user_id": string,"workspace_id": string
@@ -1136,6 +1156,9 @@ isOneToOne: false
                            },
 "expire_workflow_approvals":
 { Args: { "p_now"?: string }; Returns: number
+                           },
+"expired_run_file_names":
+{ Args: { "p_execution_ids": (string)[],"p_limit"?: number,"p_workspace_id": string }; Returns: (string)[]
                            },
 "finish_workflow_run":
 { Args: { "p_checkpoints"?: Json,"p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json
