@@ -138,8 +138,10 @@ create index run_approval_answers_approval_id_idx on workflows_private.run_appro
  * One batch is one short transaction (docs/retention.md has its measured time); a backlog is worked
  * off by the next calls, so the expiry never holds locks for long. Answers {runs, tombstones,
  * alertEvents, more}: `more` says a full batch was taken and another call would find work.
+ * `p_workspace_id` limits the runs and alert events to one workspace (an operator expiring a
+ * workspace at once after lowering its retention; tests that must not touch other workspaces).
  */
-create function workflows_private.expire_workflow_history(p_now timestamptz default now(), p_max_rows integer default 2000)
+create function workflows_private.expire_workflow_history(p_now timestamptz default now(), p_max_rows integer default 2000, p_workspace_id uuid default null)
 returns jsonb
 language plpgsql
 security definer
@@ -161,6 +163,7 @@ begin
   for v_workspace in
     select w.id, p_now - make_interval(days => workflows_private.workspace_retention_days(w.id)) as cutoff
     from public.workspaces w
+    where p_workspace_id is null or w.id = p_workspace_id
   loop
     exit when cardinality(v_ids) >= p_max_rows;
     v_ids := v_ids || array(
@@ -196,7 +199,7 @@ begin
   return jsonb_build_object('runs', v_runs, 'tombstones', v_tombstones, 'alertEvents', v_alerts, 'more', v_runs >= p_max_rows);
 end;
 $$;
-comment on function workflows_private.expire_workflow_history(timestamptz, integer) is 'One bounded batch of retention: removes ended runs past their workspace''s retention with everything hanging off them, leaves tombstones, queues their files'' sweep; drops old tombstones and alert events.';
+comment on function workflows_private.expire_workflow_history(timestamptz, integer, uuid) is 'One bounded batch of retention: removes ended runs past their workspace''s retention with everything hanging off them, leaves tombstones, queues their files'' sweep; drops old tombstones and alert events.';
 
 select cron.schedule('workflows-expire-history', '* * * * *', $$select workflows_private.expire_workflow_history()$$);
 
@@ -226,8 +229,9 @@ begin
     return p_not_found;
   end if;
   return p_not_found || jsonb_build_object('status', 410, 'code', 'RUN_EXPIRED',
-    'error', format('Run %s expired on %s: its workspace keeps runs for %s days', p_run_id,
-      to_char(v_tombstone.expired_at at time zone 'UTC', 'YYYY-MM-DD'), v_tombstone.retention_days),
+    'error', format('Run %s expired on %s: its workspace keeps runs for %s day%s', p_run_id,
+      to_char(v_tombstone.expired_at at time zone 'UTC', 'YYYY-MM-DD'), v_tombstone.retention_days,
+      case when v_tombstone.retention_days = 1 then '' else 's' end),
     'expiredAt', to_char(v_tombstone.expired_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'retentionDays', v_tombstone.retention_days);
 end;
 $$;
@@ -288,7 +292,7 @@ alter table workflows_private.expired_runs enable row level security;
 revoke execute on function
   workflows_private.check_log_retention_override(),
   workflows_private.workspace_retention_days(uuid),
-  workflows_private.expire_workflow_history(timestamptz, integer),
+  workflows_private.expire_workflow_history(timestamptz, integer, uuid),
   workflows_private.missing_run_refusal(public.api_keys, uuid, uuid, uuid, jsonb),
   public.expired_run_file_names(uuid, uuid[], integer)
 from public, anon, authenticated, service_role;
