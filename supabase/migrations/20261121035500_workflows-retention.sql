@@ -148,7 +148,7 @@ security definer
 set search_path = ''
 as $$
 declare
-  v_ids uuid[] := '{}';
+  v_ids uuid[] := array[]::uuid[];
   v_workspace record;
   v_runs integer;
   v_tombstones integer;
