@@ -19,7 +19,7 @@ import { createBenchWorkspace } from "./logs-webhooks/setup.ts";
 /** Runs the expiry removes. */
 const RUNS = 200_000;
 /** Rows of the scratch day partition (dropped vs deleted). */
-const ROWS = 1_000_000;
+const ROWS = 500_000;
 const BATCH = 2_000;
 
 /** Runs the retention bench and prints its figures. */
