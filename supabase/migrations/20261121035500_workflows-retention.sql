@@ -160,28 +160,29 @@ begin
   end if;
 
   -- Per workspace, so each lookup walks workflow_executions_workspace_started_idx from its oldest end.
+  -- The retention is read once per workspace, and each run's tombstone written as it is chosen.
   for v_workspace in
-    select w.id, p_now - make_interval(days => workflows_private.workspace_retention_days(w.id)) as cutoff
-    from public.workspaces w
+    select w.id, r.days, p_now - make_interval(days => r.days) as cutoff
+    from public.workspaces w cross join lateral (select workflows_private.workspace_retention_days(w.id) as days) r
     where p_workspace_id is null or w.id = p_workspace_id
   loop
     exit when cardinality(v_ids) >= p_max_rows;
-    v_ids := v_ids || array(
-      select e.id from public.workflow_executions e
+    with chosen as (
+      insert into workflows_private.expired_runs (id, workspace_id, workflow_id, started_at, expired_at, retention_days)
+      select e.id, e.workspace_id, e.workflow_id, e.started_at, p_now, v_workspace.days
+      from public.workflow_executions e
       where e.workspace_id = v_workspace.id and e.started_at < v_workspace.cutoff and e.ended_at is not null
       order by e.started_at
-      limit p_max_rows - cardinality(v_ids));
+      limit p_max_rows - cardinality(v_ids)
+      on conflict (id) do update set expired_at = excluded.expired_at, retention_days = excluded.retention_days
+      returning id)
+    select v_ids || coalesce(array_agg(chosen.id), array[]::uuid[]) into v_ids from chosen;
     delete from public.workflow_alert_events a
     where a.id in (select a2.id from public.workflow_alert_events a2
                    where a2.workspace_id = v_workspace.id and a2.fired_at < v_workspace.cutoff limit p_max_rows);
     get diagnostics v_count = row_count;
     v_alerts := v_alerts + v_count;
   end loop;
-
-  insert into workflows_private.expired_runs (id, workspace_id, workflow_id, started_at, expired_at, retention_days)
-  select e.id, e.workspace_id, e.workflow_id, e.started_at, p_now, workflows_private.workspace_retention_days(e.workspace_id)
-  from public.workflow_executions e where e.id = any(v_ids)
-  on conflict (id) do nothing;
 
   -- Their files, one sweep per workspace; the sweeper only ever removes files of tombstoned runs.
   perform pgmq.send('workspace_file_sweeps', jsonb_build_object('workspaceId', f.workspace_id, 'executionIds', f.ids))
