@@ -44,6 +44,8 @@ export async function createBenchWorkspace(sql: Sql, name: string, ownerId: stri
     const workflowIds = rows.map((row) => row.id);
     for (const id of workflowIds) await tx`select public.deploy_workflow(${id})`;
     const [{ key }] = await tx<{ key: string }[]>`select key from public.create_api_key('Bench', ${workspaceId})`;
+    // The logs bench's runs span 30 days: on Team (90 days' retention) the expiry job leaves them be.
+    await tx`update public.billing_accounts set plan = 'team' where id = ${accountId}`;
     await tx`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, logs_per_minute, usage_limit)
       values (${accountId}, 1000000, 1000000, 1000000, 1000000000)`;
     return { workspaceId, accountId, ownerId, apiKey: key, workflowIds, folderIds };

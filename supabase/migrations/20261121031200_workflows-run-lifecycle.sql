@@ -405,8 +405,9 @@ begin
     v_access := workflows_private.access_verdict(v_key, v_role, v_workspace, 'editor');
   end if;
   if v_workspace is null or v_access = 'not_found' then
-    return workflows_private.refusal(404, 'NOT_FOUND',
-      case when p_rerun_of is null then format('Workflow %s not found', p_workflow_id) else format('Run %s not found', p_rerun_of) end);
+    -- A re-run of a run that expired answers 410 RUN_EXPIRED (docs/retention.md).
+    return workflows_private.missing_run_refusal(v_key, p_user_id, p_rerun_of, null, workflows_private.refusal(404, 'NOT_FOUND',
+      case when p_rerun_of is null then format('Workflow %s not found', p_workflow_id) else format('Run %s not found', p_rerun_of) end));
   end if;
   if v_access = 'forbidden' then
     return workflows_private.refusal(403, 'FORBIDDEN',

@@ -26,7 +26,8 @@ begin
   end if;
   select * into v_run from public.workflow_executions e where e.id = p_execution_id;
   if not found or workflows_private.principal_access(v_key, p_user_id, v_run.workspace_id, 'viewer') <> 'allowed' then
-    return workflows_private.refusal(404, 'NOT_FOUND', format('Job %s not found', p_execution_id));
+    return workflows_private.missing_run_refusal(v_key, p_user_id, p_execution_id, null,
+      workflows_private.refusal(404, 'NOT_FOUND', format('Job %s not found', p_execution_id)));
   end if;
   return jsonb_build_object('status', 200, 'body', jsonb_strip_nulls(jsonb_build_object(
     'success', true,

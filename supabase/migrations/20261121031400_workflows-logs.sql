@@ -270,7 +270,8 @@ begin
   v_run := workflows_private.readable_run(v_caller, p_id);
   -- A log is a run that has started.
   if v_run.started_at is null then
-    return workflows_private.refusal(404, 'NOT_FOUND', format('Log %s not found', p_id), jsonb_build_object('rateLimit', v_caller.rate));
+    return workflows_private.missing_run_refusal(v_caller.key, null, p_id, null,
+      workflows_private.refusal(404, 'NOT_FOUND', format('Log %s not found', p_id), jsonb_build_object('rateLimit', v_caller.rate)));
   end if;
   execute format('select %s from (select ($1).*) as e left join public.workflows w on w.id = e.workflow_id',
     workflows_private.log_entry_expression(true, true, true))
@@ -312,7 +313,8 @@ begin
     left join public.workflow_execution_snapshots s on s.id = v_run.snapshot_id;
   end if;
   if v_state is null then
-    return workflows_private.refusal(404, 'NOT_FOUND', format('Execution %s not found', p_execution_id), jsonb_build_object('rateLimit', v_caller.rate));
+    return workflows_private.missing_run_refusal(v_caller.key, null, p_execution_id, null,
+      workflows_private.refusal(404, 'NOT_FOUND', format('Execution %s not found', p_execution_id), jsonb_build_object('rateLimit', v_caller.rate)));
   end if;
   return jsonb_build_object('status', 200, 'rateLimit', v_caller.rate, 'body', jsonb_build_object(
     'executionId', v_run.id,

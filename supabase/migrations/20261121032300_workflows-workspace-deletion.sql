@@ -48,8 +48,9 @@ create trigger workspaces_queue_file_sweep after delete on public.workspaces
 
 /**
  * The sweeper takes up to `p_batch_size` sweeps, each hidden for `p_visibility_seconds` (the
- * message comes back if the sweeper dies first). Answers `[{messageId, workspaceId}]`: one value,
- * as the functions' direct RPC reads one row and column.
+ * message comes back if the sweeper dies first). Answers `[{messageId, workspaceId, executionIds?}]`
+ * (executionIds: a sweep of runs that expired, queued by expire_workflow_history, rather than of a
+ * deleted workspace): one value, as the functions' direct RPC reads one row and column.
  */
 create function public.claim_workspace_file_sweeps(p_batch_size integer, p_visibility_seconds integer)
 returns jsonb
@@ -62,12 +63,14 @@ begin
     raise exception 'claim_workspace_file_sweeps: batch size 1 to 100, visibility 1 to 43200 s' using errcode = '22023';
   end if;
   return coalesce(
-    (select jsonb_agg(jsonb_build_object('messageId', m.msg_id, 'workspaceId', m.message ->> 'workspaceId') order by m.msg_id)
+    (select jsonb_agg(jsonb_build_object('messageId', m.msg_id, 'workspaceId', m.message ->> 'workspaceId')
+       || case when m.message ? 'executionIds' then jsonb_build_object('executionIds', m.message -> 'executionIds') else '{}'::jsonb end
+       order by m.msg_id)
      from pgmq.read('workspace_file_sweeps', p_visibility_seconds, p_batch_size) m),
     '[]'::jsonb);
 end;
 $$;
-comment on function public.claim_workspace_file_sweeps(integer, integer) is 'Service role: claims queued file sweeps of deleted workspaces, as [{messageId, workspaceId}].';
+comment on function public.claim_workspace_file_sweeps(integer, integer) is 'Service role: claims queued file sweeps of deleted workspaces or expired runs, as [{messageId, workspaceId, executionIds?}].';
 
 /**
  * Up to `p_limit` (at most 1,000) names of run files left in `workflow-files` under a deleted

@@ -266,7 +266,8 @@ begin
   end if;
   v_run := workflows_private.readable_run(v_caller, p_run_id);
   if v_run.id is null or v_run.workflow_id <> coalesce(p_workflow_id, v_run.workflow_id) then
-    return workflows_private.refusal(404, 'NOT_FOUND', format('Run %s not found', p_run_id), jsonb_build_object('rateLimit', v_caller.rate));
+    return workflows_private.missing_run_refusal(v_caller.key, null, p_run_id, p_workflow_id,
+      workflows_private.refusal(404, 'NOT_FOUND', format('Run %s not found', p_run_id), jsonb_build_object('rateLimit', v_caller.rate)));
   end if;
   return jsonb_build_object('status', 200, 'rateLimit', v_caller.rate, 'body', jsonb_build_object('data', workflows_private.run_detail(v_run)));
 end;

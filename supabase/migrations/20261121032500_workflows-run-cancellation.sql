@@ -121,7 +121,8 @@ begin
   select * into v_run from public.workflow_executions e where e.id = p_run_id for update;
   v_access := workflows_private.cancel_access(v_caller, v_run.workspace_id);
   if v_access = 'not_found' or v_run.workflow_id <> coalesce(p_workflow_id, v_run.workflow_id) then
-    return workflows_private.refusal(404, 'NOT_FOUND', format('Run %s not found', p_run_id), jsonb_build_object('rateLimit', v_caller.rate));
+    return workflows_private.missing_run_refusal(v_caller.key, null, p_run_id, p_workflow_id,
+      workflows_private.refusal(404, 'NOT_FOUND', format('Run %s not found', p_run_id), jsonb_build_object('rateLimit', v_caller.rate)));
   end if;
   if v_access = 'forbidden' then
     return workflows_private.refusal(403, 'FORBIDDEN', 'Only a workspace editor or above (or a workspace key) may cancel runs',

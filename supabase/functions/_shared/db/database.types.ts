@@ -75,14 +75,14 @@ isOneToOne: false
                   ]
                 },"billing_account_overrides": {
                   Row: {
-                    "async_per_minute": number | null,"billing_account_id": string,"concurrent_runs": number | null,"logs_per_minute": number | null,"note": string | null,"subscription_price": number | null,"sync_per_minute": number | null,"updated_at": string,"usage_limit": number | null
+                    "async_per_minute": number | null,"billing_account_id": string,"logs_per_minute": number | null,"note": string | null,"subscription_price": number | null,"sync_per_minute": number | null,"updated_at": string,"usage_limit": number | null
                   }
                   ComputedFields: never
                   Insert: {
-                    "async_per_minute"?: number | null,"billing_account_id": string,"concurrent_runs"?: number | null,"logs_per_minute"?: number | null,"note"?: string | null,"subscription_price"?: number | null,"sync_per_minute"?: number | null,"updated_at"?: string,"usage_limit"?: number | null
+                    "async_per_minute"?: number | null,"billing_account_id": string,"logs_per_minute"?: number | null,"note"?: string | null,"subscription_price"?: number | null,"sync_per_minute"?: number | null,"updated_at"?: string,"usage_limit"?: number | null
                   }
                   Update: {
-                    "async_per_minute"?: number | null,"billing_account_id"?: string,"concurrent_runs"?: number | null,"logs_per_minute"?: number | null,"note"?: string | null,"subscription_price"?: number | null,"sync_per_minute"?: number | null,"updated_at"?: string,"usage_limit"?: number | null
+                    "async_per_minute"?: number | null,"billing_account_id"?: string,"logs_per_minute"?: number | null,"note"?: string | null,"subscription_price"?: number | null,"sync_per_minute"?: number | null,"updated_at"?: string,"usage_limit"?: number | null
                   }
                   Relationships: [
                     {
@@ -129,14 +129,14 @@ isOneToOne: false
                   ]
                 },"billing_plans": {
                   Row: {
-                    "async_per_minute": number,"bills_overage": boolean,"concurrent_runs": number,"execution_charge": number,"included_usage": number,"logs_per_minute": number,"name": string,"overage_threshold": number,"plan": string,"price_per_seat": boolean,"priority": number,"subscription_price": number,"sync_per_minute": number,"usage_limit": number
+                    "async_per_minute": number,"bills_overage": boolean,"execution_charge": number,"included_usage": number,"log_retention_days": number,"logs_per_minute": number,"name": string,"overage_threshold": number,"plan": string,"price_per_seat": boolean,"priority": number,"subscription_price": number,"sync_per_minute": number,"usage_limit": number
                   }
                   ComputedFields: never
                   Insert: {
-                    "async_per_minute": number,"bills_overage"?: boolean,"concurrent_runs"?: number,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute": number,"name": string,"overage_threshold"?: number,"plan": string,"price_per_seat"?: boolean,"priority": number,"subscription_price"?: number,"sync_per_minute": number,"usage_limit": number
+                    "async_per_minute": number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"log_retention_days"?: number,"logs_per_minute": number,"name": string,"overage_threshold"?: number,"plan": string,"price_per_seat"?: boolean,"priority": number,"subscription_price"?: number,"sync_per_minute": number,"usage_limit": number
                   }
                   Update: {
-                    "async_per_minute"?: number,"bills_overage"?: boolean,"concurrent_runs"?: number,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute"?: number,"name"?: string,"overage_threshold"?: number,"plan"?: string,"price_per_seat"?: boolean,"priority"?: number,"subscription_price"?: number,"sync_per_minute"?: number,"usage_limit"?: number
+                    "async_per_minute"?: number,"bills_overage"?: boolean,"execution_charge"?: number,"included_usage"?: number,"log_retention_days"?: number,"logs_per_minute"?: number,"name"?: string,"overage_threshold"?: number,"plan"?: string,"price_per_seat"?: boolean,"priority"?: number,"subscription_price"?: number,"sync_per_minute"?: number,"usage_limit"?: number
                   }
                   Relationships: [
                     
@@ -815,14 +815,14 @@ isOneToOne: false
                   ]
                 },"workflow_executions": {
                   Row: {
-                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_reason": string | null,"cancel_requested_at": string | null,"cancel_requested_by": Json | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"park_attempt": number,"parked_until": string | null,"queue_message_id": number | null,"rerun_from_block": string | null,"rerun_of": string | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id": string | null,"triggered_by": string | null,"waited_ms": number,"waiting_since": string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_reason": string | null,"cancel_requested_at": string | null,"cancel_requested_by": Json | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"park_attempt": number,"parked_until": string | null,"queue_message_id": number | null,"rerun_from_block": string | null,"rerun_of": string | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id": string | null,"triggered_by": string | null,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"waited_ms"?: number,"waiting_since"?: string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"waited_ms"?: number,"waiting_since"?: string | null,"workflow_id"?: string,"workspace_id"?: string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -947,6 +947,26 @@ isOneToOne: false
       foreignKeyName: "workspace_invitations_workspace_id_fkey"
       columns: ["workspace_id"]
 isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"workspace_log_retention": {
+                  Row: {
+                    "log_retention_days": number,"updated_at": string,"updated_by": string | null,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "log_retention_days": number,"updated_at"?: string,"updated_by"?: string | null,"workspace_id": string
+                  }
+                  Update: {
+                    "log_retention_days"?: number,"updated_at"?: string,"updated_by"?: string | null,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workspace_log_retention_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: true
       referencedRelation: "workspaces"
       referencedColumns: ["id"]
     }
@@ -1136,6 +1156,9 @@ isOneToOne: false
                            },
 "expire_workflow_approvals":
 { Args: { "p_now"?: string }; Returns: number
+                           },
+"expired_run_file_names":
+{ Args: { "p_execution_ids": (string)[],"p_limit"?: number,"p_workspace_id": string }; Returns: (string)[]
                            },
 "finish_workflow_run":
 { Args: { "p_checkpoints"?: Json,"p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json

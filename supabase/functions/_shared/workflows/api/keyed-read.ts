@@ -12,6 +12,7 @@ import { HttpError } from "../../http/errors.ts";
 import { workflowErrors as errors, workflowLog } from "../workflow-errors.ts";
 import type { RpcArgs } from "../../db/rpc.ts";
 import type { ServiceCall } from "../../db/service-calls.ts";
+import { expiryDetails } from "./refusals.ts";
 
 /** The logs bucket as the SQL functions report it (the X-RateLimit-* headers). */
 const rateLimitState = z.object({
@@ -30,6 +31,8 @@ const keyedReadAnswer = z.union([
     error: z.string(),
     retryAfter: z.number().int().optional(),
     rateLimit: rateLimitState.nullish(),
+    expiredAt: z.string().optional(),
+    retentionDays: z.number().int().optional(),
   }),
 ]);
 
@@ -70,7 +73,8 @@ export async function answerKeyedRead<Fn extends KeyedReadFunction>(rpc: Service
   if (!("body" in result)) {
     const retryAfter = result.status === 429 ? result.retryAfter ?? result.rateLimit?.retryAfter : undefined;
     if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
-    throw new HttpError(result.status, result.code, result.error, retryAfter === undefined ? undefined : { retryAfter }, headers);
+    const details = { ...(retryAfter === undefined ? {} : { retryAfter }), ...expiryDetails(result) };
+    throw new HttpError(result.status, result.code, result.error, Object.keys(details).length === 0 ? undefined : details, headers);
   }
   return Response.json(render(result.body), { status, headers });
 }

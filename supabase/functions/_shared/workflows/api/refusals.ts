@@ -14,6 +14,15 @@ export function refusalError(refusal: Refusal): HttpError {
   if (refusal.retryAfter !== undefined) details.retryAfter = refusal.retryAfter;
   if (refusal.status === 402 && refusal.usage) details.usage = refusal.usage;
   if (refusal.executionId !== undefined) details.executionId = refusal.executionId;
+  Object.assign(details, expiryDetails(refusal));
   const headers = rateLimitHeaders(refusal.rateLimit, refusal.status === 429 ? refusal.retryAfter ?? 1 : undefined);
   return new HttpError(refusal.status, refusal.code, refusal.error, details, headers);
+}
+
+/**
+ * `expiredAt` and `retentionDays` of a 410 RUN_EXPIRED, the fields clients need to tell a run that
+ * retention removed from one that never existed (docs/retention.md); empty for any other refusal.
+ */
+export function expiryDetails(refusal: Pick<Refusal, "expiredAt" | "retentionDays">): { expiredAt?: string; retentionDays?: number } {
+  return refusal.expiredAt === undefined ? {} : { expiredAt: refusal.expiredAt, retentionDays: refusal.retentionDays };
 }

@@ -67,6 +67,10 @@ export interface Refusal {
   rateLimit?: RateLimitState | null;
   usage?: UsageState;
   executionId?: string;
+  /** A run removed by retention (410 RUN_EXPIRED, docs/retention.md): when it expired, ISO. */
+  expiredAt?: string;
+  /** And the retention in days that applied. */
+  retentionDays?: number;
 }
 
 /** A repeated Idempotency-Key, answered from the first execution. */

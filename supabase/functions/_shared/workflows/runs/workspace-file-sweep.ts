@@ -6,6 +6,10 @@
  * elsewhere (on disk locally, S3 hosted) and only its own delete removes both. A message is
  * deleted only once its workspace has no file left, so a sweep cut short comes back after its
  * visibility timeout and carries on: removing is idempotent.
+ *
+ * The same queue carries the files of runs that retention removed (`{workspaceId, executionIds}`,
+ * queued by workflows_private.expire_workflow_history; docs/retention.md): those sweeps list only
+ * the named runs' files, and only once the runs are tombstoned, so a live run's files never go.
  */
 import { z } from "zod";
 import type { ServiceRpc } from "../../db/service-rpc.ts";
@@ -33,14 +37,14 @@ export interface FileSweepSummary {
   failed: number;
 }
 
-const claimed = z.array(z.object({ messageId: z.number().int(), workspaceId: z.string().uuid() }));
+const claimed = z.array(z.object({ messageId: z.number().int(), workspaceId: z.string().uuid(), executionIds: z.array(z.string().uuid()).optional() }));
 
 /** The most pages of 1,000 names one sweep removes before it yields to the next invocation. */
 const MAX_PAGES = 100;
 
 /**
- * Claims up to `batchSize` sweeps and removes every file left under each deleted workspace, page by
- * page; a failing sweep is logged and left for its message to come back.
+ * Claims up to `batchSize` sweeps and removes every file left under each deleted workspace (or of
+ * each batch of expired runs), page by page; a failing sweep is logged and left for its message to come back.
  */
 export async function drainFileSweeps(
   { rpc, remove, log }: { rpc: ServiceRpc; remove: RemoveFiles; log: (event: string, fields: Record<string, unknown>) => void },
@@ -52,7 +56,9 @@ export async function drainFileSweeps(
     try {
       let finished = false;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const left = await rpc("deleted_workspace_file_names", { p_workspace_id: sweep.workspaceId, p_limit: 1000 });
+        const left = sweep.executionIds
+          ? await rpc("expired_run_file_names", { p_workspace_id: sweep.workspaceId, p_execution_ids: sweep.executionIds, p_limit: 1000 })
+          : await rpc("deleted_workspace_file_names", { p_workspace_id: sweep.workspaceId, p_limit: 1000 });
         if (left.length === 0) {
           finished = true;
           break;
