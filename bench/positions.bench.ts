@@ -18,6 +18,7 @@ import type { BenchOptions } from "../scripts/bench.ts";
 import { report, requiredEnv, verdict } from "./bench-support.ts";
 import { removeData, techniciansSql } from "./gamification/data.ts";
 import { monthlyBoard, pauseJobs, positionInSql } from "./gamification/measure.ts";
+import { measureCpu } from "./process-cpu.ts";
 import { percentilesOf, RedisBaseline, type Percentiles } from "./redis-baseline.ts";
 
 /** The largest board when --technicians is not given. */
@@ -33,6 +34,8 @@ interface SizeResult {
   redis: Percentiles;
   /** The same positions timed inside the database (clock_timestamp() around each call, one statement): no client or network in it. */
   server: Percentiles;
+  /** Backend CPU ms a position (from /proc, the sample computed three times in one statement each): what the machine's load hardly moves. */
+  cpuMs: number;
 }
 
 /** Adds technicians `from`..`to` and their month totals, then rebuilds the month's counters. */
@@ -88,7 +91,7 @@ async function measure(dbUrl: string, technicians: number): Promise<SizeResult> 
       inRedis.push(performance.now() - started);
     }
     // Target-list entries are evaluated in order, so each call sits between its two clock readings.
-    const timed = await sql<{ ms: number }[]>`
+    const timedPositions = () => sql<{ ms: number }[]>`
       select (extract(epoch from x.depois - x.antes) * 1000)::float8 as ms from (
         select clock_timestamp() as antes,
           gamificacao.posicao('nacional', t.periodo, t.periodo_inicio, null, t.pontos, t.ultima_pontuacao_em, t.usuario_id) as posicao,
@@ -96,8 +99,12 @@ async function measure(dbUrl: string, technicians: number): Promise<SizeResult> 
         from gamificacao.totais_periodo t
         where t.usuario_id = any(${ids}::uuid[]) and t.periodo = 'mensal' and t.periodo_inicio = gamificacao.inicio_periodo('mensal', now())
       ) x`;
+    const [{ pid }] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+    const { result: rounds, cpuMs } = await measureCpu({ backend: pid }, async () => [await timedPositions(), await timedPositions(), await timedPositions()]);
+    const timed = rounds.flat();
     return {
       technicians, sql: percentilesOf(inSql.slice(warmUp)), redis: percentilesOf(inRedis.slice(warmUp)), server: percentilesOf(timed.map((row) => row.ms)),
+      cpuMs: cpuMs.backend / timed.length,
     };
   } finally {
     await redis.stop();
@@ -130,7 +137,8 @@ export async function run(options: BenchOptions): Promise<void> {
       results.push(result);
       const ratio = result.sql.p95 / result.redis.p95;
       console.log(`  ${verdict(null)} Redis ZREVRANK: p50 ${result.redis.p50.toFixed(2)} ms, p95 ${result.redis.p95.toFixed(2)} ms`);
-      console.log(`  ${verdict(null)} gamificacao.posicao inside the database alone: p50 ${result.server.p50.toFixed(3)} ms, p95 ${result.server.p95.toFixed(3)} ms`);
+      console.log(`  ${verdict(null)} gamificacao.posicao inside the database alone: p50 ${result.server.p50.toFixed(3)} ms, p95 ${result.server.p95.toFixed(3)} ms; ` +
+        `backend CPU ${(result.cpuMs * 1000).toFixed(0)} µs a position`);
       console.log(`  ${verdict(ratio <= 3)} gamificacao.posicao: p50 ${result.sql.p50.toFixed(2)} ms, p95 ${result.sql.p95.toFixed(2)} ms ` +
         `(${ratio.toFixed(1)}× Redis at p95; goal ≤ 3×)`);
       report({
@@ -143,7 +151,12 @@ export async function run(options: BenchOptions): Promise<void> {
       const growth = result.sql.p95 / smallest.sql.p95;
       console.log(`  ${verdict(growth <= 1.3)} p95 at ${label(result.technicians)} ÷ at ${label(smallest.technicians)}: ${growth.toFixed(2)}× ` +
         `(Redis ${(result.redis.p95 / smallest.redis.p95).toFixed(2)}×; goal ≤ 1.3×); p50 ${(result.sql.p50 / smallest.sql.p50).toFixed(2)}×; ` +
-        `inside the database p50 ${(result.server.p50 / smallest.server.p50).toFixed(2)}×, p95 ${(result.server.p95 / smallest.server.p95).toFixed(2)}×`);
+        `inside the database p50 ${(result.server.p50 / smallest.server.p50).toFixed(2)}×, p95 ${(result.server.p95 / smallest.server.p95).toFixed(2)}×; ` +
+        `backend CPU a position ${(result.cpuMs / smallest.cpuMs).toFixed(2)}×`);
+      report({
+        bench: "positions", metric: `own position, backend CPU: cost at ${label(result.technicians)} ÷ at ${label(smallest.technicians)}`,
+        value: result.cpuMs / smallest.cpuMs, unit: "×", higherIsBetter: false, goal: { text: "≤ 1.3×", met: result.cpuMs / smallest.cpuMs <= 1.3 },
+      });
       report({
         bench: "positions", metric: `own position in SQL (p95): cost at ${label(result.technicians)} ÷ at ${label(smallest.technicians)}`, value: growth,
         unit: "×", higherIsBetter: false, baseline: { name: "Redis ZREVRANK's growth", value: result.redis.p95 / smallest.redis.p95 },
