@@ -101,10 +101,8 @@ begin
     return v_posicao;
   end if;
 
-  v_fatia := gamificacao.fatia_empate(p_periodo, p_inicio, p_ultima);
-  v_subfatia := gamificacao.subfatia_empate(p_periodo, p_inicio, p_ultima);
-  v_inicio_subfatia := gamificacao.inicio_subfatia_empate(p_periodo, p_inicio, v_fatia, v_subfatia);
-  v_fim_subfatia := gamificacao.inicio_subfatia_empate(p_periodo, p_inicio, v_fatia, v_subfatia + 1);
+  select s.fatia, s.subfatia, s.inicio, s.fim into v_fatia, v_subfatia, v_inicio_subfatia, v_fim_subfatia
+  from gamificacao.subfatia_do_momento(p_periodo, p_inicio, p_ultima) s;
   -- Inside the sub-slot the entries tied on points are counted on the index from whichever end
   -- is nearer in time: the sub-slot's end, or the present while it is still filling (a CASE, so
   -- slot 0's infinite start is never subtracted). A technician who has just scored has hardly

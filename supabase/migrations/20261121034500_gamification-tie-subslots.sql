@@ -47,20 +47,39 @@ comment on function gamificacao.inicio_nominal_fatia_empate(text, date, integer)
   'Nominal first moment of a tie slot (slot 0 included, unlike gamificacao.inicio_fatia_empate), from which its sub-slots are measured.';
 
 /**
- * The sub-slot (0–63) of a last scoring at `p_momento` inside its tie slot: which 64th of the
- * slot's nominal length it falls in, clamped, so earlier moments of slot 0 fall in sub-slot 0 and
- * later ones of slot 63 in sub-slot 63. Exact arithmetic (numeric epochs), so a moment is in
- * sub-slot k exactly when it is at or after gamificacao.inicio_subfatia_empate(…, k): the
- * position's index count relies on that.
+ * The tie slot and sub-slot (0–63) of a last scoring at `p_momento`, with the sub-slot's first
+ * moment and the next one's: which 64th of the slot's nominal length it falls in, clamped, so
+ * earlier moments of slot 0 fall in sub-slot 0 (which starts at -infinity) and later ones of slot
+ * 63 in sub-slot 63 (which ends at infinity). Exact arithmetic (numeric epochs), so a moment is in
+ * sub-slot k exactly when it is at or after k's start: the position's index count relies on that.
+ * One function for all four, because a position needs them together and each helper call is a
+ * PL/pgSQL call of its own; gamificacao.inicio_subfatia_empate gives the same starts for any slot.
  */
-create function gamificacao.subfatia_empate(p_periodo text, p_inicio date, p_momento timestamptz) returns smallint
+create function gamificacao.subfatia_do_momento(p_periodo text, p_inicio date, p_momento timestamptz,
+  out fatia integer, out subfatia smallint, out inicio timestamptz, out fim timestamptz)
 language plpgsql immutable parallel safe set search_path = '' as $$
 declare
-  v_fatia integer := gamificacao.fatia_empate(p_periodo, p_inicio, p_momento);
-  v_inicio timestamptz := gamificacao.inicio_nominal_fatia_empate(p_periodo, p_inicio, v_fatia);
-  v_largura numeric := extract(epoch from gamificacao.inicio_nominal_fatia_empate(p_periodo, p_inicio, v_fatia + 1) - v_inicio);
+  v_nominal timestamptz;
+  v_largura numeric;
 begin
-  return least(63, greatest(0, floor(64 * extract(epoch from p_momento - v_inicio) / v_largura)))::smallint;
+  fatia := gamificacao.fatia_empate(p_periodo, p_inicio, p_momento);
+  v_nominal := gamificacao.inicio_nominal_fatia_empate(p_periodo, p_inicio, fatia);
+  v_largura := extract(epoch from gamificacao.inicio_nominal_fatia_empate(p_periodo, p_inicio, fatia + 1) - v_nominal);
+  subfatia := least(63, greatest(0, floor(64 * extract(epoch from p_momento - v_nominal) / v_largura)))::smallint;
+  inicio := case when fatia <= 0 and subfatia <= 0 then '-infinity'::timestamptz
+    else v_nominal + make_interval(secs => subfatia * v_largura / 64) end;
+  fim := case when fatia >= 63 and subfatia >= 63 then 'infinity'::timestamptz
+    else v_nominal + make_interval(secs => (subfatia + 1) * v_largura / 64) end;
+end;
+$$;
+comment on function gamificacao.subfatia_do_momento(text, date, timestamptz) is
+  'Tie slot, sub-slot and the sub-slot''s start and end of a last scoring, for gamificacao.posicao.';
+
+/** The sub-slot (0–63) of a last scoring inside its tie slot (see gamificacao.subfatia_do_momento). */
+create function gamificacao.subfatia_empate(p_periodo text, p_inicio date, p_momento timestamptz) returns smallint
+language plpgsql immutable parallel safe set search_path = '' as $$
+begin
+  return (gamificacao.subfatia_do_momento(p_periodo, p_inicio, p_momento)).subfatia;
 end;
 $$;
 comment on function gamificacao.subfatia_empate(text, date, timestamptz) is

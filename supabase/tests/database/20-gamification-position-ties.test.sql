@@ -4,7 +4,7 @@
 -- days and slot boundaries, level-ups, several coarse buckets and batches; scoring keeps the tie
 -- keys, their sub-slots and the city buckets equal to a recount, and so does reconstruir_faixas.
 begin;
-select plan(25);
+select plan(26);
 select testes_gamificacao.limpar();
 
 -- Slots --------------------------------------------------------------------------------------
@@ -35,6 +35,18 @@ select is(
       or (j = 63 and gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, 64) <> gamificacao.inicio_fatia_empate(p.periodo, i.inicio, k.fatia + 1))),
   0, 'Every sub-slot starts where its subfatia_empate changes, slots 0 and 2019''s 365-day-and-an-hour all-time slot included, and the 64th ends the slot');
 select is(gamificacao.subfatia_empate('mensal', '2026-03-01', '2026-03-03 03:11:15+00'), 1::smallint, 'A month''s sub-slot is 11¼ minutes');
+select is(
+  (select count(*)::int from gamificacao.periodos p
+   cross join lateral (values (case p.periodo when 'geral' then '-infinity'::date when 'anual' then '2026-01-01'::date
+     when 'mensal' then '2026-03-01'::date else '2026-03-02'::date end)) i (inicio)
+   cross join (values (0), (1), (7), (30), (63)) k (fatia)
+   cross join generate_series(0, 63) j
+   cross join lateral (select greatest(gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, j), '2000-01-01') as momento) m
+   cross join lateral gamificacao.subfatia_do_momento(p.periodo, i.inicio, m.momento) s
+   where (s.fatia = k.fatia and s.subfatia = j)
+     and (s.inicio <> gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, j)
+       or s.fim <> gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, j + 1))),
+  0, 'The start and end subfatia_do_momento gives a position are inicio_subfatia_empate''s');
 
 -- Positions against a full sort ----------------------------------------------------------------
 -- 300 technicians in March 2026, each action worth 50 points, so only a few point values and
