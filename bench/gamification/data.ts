@@ -135,13 +135,19 @@ const setupSql = (scale: Scale) => `
   from generate_series(0, ${scale.cities - 1}) c
   cross join lateral (select (array[1500, 500, 120, 30, 5])[1 + c % 5] as chamados) v
   cross join lateral (select gamificacao.faixa_tier(v.chamados) as f) t;
+  ${techniciansSql(1, scale.technicians, scale.cities)}`;
+
+/** Inserts bench technicians `from`..`to` (with their auth users), in `cities` cities bench-0… (which must exist). */
+export function techniciansSql(from: number, to: number, cities: number): string {
+  return `
   insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, raw_app_meta_data, raw_user_meta_data,
     created_at, updated_at, confirmation_token, recovery_token, email_change_token_new, email_change)
   select '00000000-0000-0000-0000-000000000000', ${technicianIdSql("n")}, 'authenticated', 'authenticated',
     'bench-' || n || '@bench.orbita.test', '', now(), '{}', '{}', now(), now(), '', '', '', ''
-  from generate_series(1, ${scale.technicians}) n;
+  from generate_series(${from}, ${to}) n;
   insert into public.tecnicos (id, nome, cidade_id)
-  select ${technicianIdSql("n")}, 'Técnico Bench ' || n, 'bench-' || (n % ${scale.cities}) from generate_series(1, ${scale.technicians}) n;`;
+  select ${technicianIdSql("n")}, 'Técnico Bench ' || n, 'bench-' || (n % ${cities}) from generate_series(${from}, ${to}) n;`;
+}
 
 /**
  * Lifetime totals and levels, then the period totals, from one pass of daily sums over the bench

@@ -57,6 +57,20 @@ describe("callAsCaller", () => {
     expect(after).toEqual({ who: "postgres", claims: null });
   });
 
+  it("rolls a failed call back in its own round trip and leaves the connection clean for the next caller", async () => {
+    await expect(callFixture(db, { sub: technician.id, role: "authenticated" }, "test_caller_context", {
+      p_texto: "x", p_numero: "not a number", p_id: technician.id, p_doc: {},
+    })).rejects.toMatchObject({ code: "22P02" });
+    // Had the aborted transaction been left open, this statement would fail with 25P02.
+    const [after] = await db.sql<{ who: string; claims: string | null }[]>`
+      select current_user as who, nullif(current_setting('request.jwt.claims', true), '') as claims`;
+    expect(after).toEqual({ who: "postgres", claims: null });
+    const result = await callFixture(db, { sub: technician.id, role: "authenticated" }, "test_caller_context", {
+      p_texto: "y", p_numero: 2, p_id: technician.id, p_doc: {},
+    });
+    expect(result).toMatchObject({ current_user: "authenticated", uid: technician.id, numero: 2 });
+  });
+
   it("refuses to take a role other than anon, authenticated or service_role", async () => {
     await expect(callFixture(db, { role: "postgres" }, "test_caller_context", {})).rejects.toThrow(/refusing to take role/);
     await expect(callFixture(db, { role: "supabase_admin" }, "test_caller_context", {})).rejects.toThrow(/refusing to take role/);
