@@ -61,7 +61,6 @@ async function growBoard(dbUrl: string, from: number, to: number): Promise<void>
     await sql.unsafe("vacuum analyze gamificacao.totais_periodo");
     await sql.unsafe("vacuum analyze gamificacao.faixas_ranking");
     await sql.unsafe("vacuum analyze gamificacao.faixas_pontos");
-    await sql.unsafe("vacuum analyze gamificacao.faixas_subfatias");
   } finally {
     await sql.end();
   }

@@ -38,13 +38,11 @@ comment on function gamificacao.faixas_da_posicao(text, integer) is
  * not be on the board yet. One statement per call, so the bucket sums and the counts come from the
  * same snapshot and the board is read in one pass: the rank buckets above (gamificacao.faixas_cidades
  * for a city board, gamificacao.faixas_ranking otherwise), then the entries ahead inside the fine
- * bucket, which the board of all levels counts from its exact-points rows, its tie keys and their
- * sub-slots (gamificacao.faixas_subfatias). On that board only the entries tied on points inside
- * the entry's own sub-slot (a 64th of a time slot) are counted on the index, from the sub-slot's
- * nearer end: the entries ahead directly when its start is nearer, otherwise the sub-slot's count
- * less the entries from this one on (the entry itself included when it is on the board). Every
- * other part is a key-range sum over a bounded number of counter rows, so the national position's
- * cost does not grow with the board's size.
+ * bucket, which the board of all levels counts from its exact-points rows and its tie keys. On that
+ * board the entries tied on points inside the entry's own time slot are counted on the index from
+ * the nearer end of the slot: the entries ahead directly when the slot's start is nearer, otherwise
+ * the points' whole count less the later slots and the entries from this one on (the entry itself
+ * included when it is on the board).
  */
 create function gamificacao.posicao(
   p_quadro text, p_periodo text, p_inicio date, p_chave text,
@@ -58,9 +56,8 @@ declare
   v_posicao bigint;
   v_nivel smallint;
   v_fatia integer;
-  v_subfatia smallint;
-  v_inicio_subfatia timestamptz;
-  v_fim_subfatia timestamptz;
+  v_inicio_fatia timestamptz;
+  v_fim_fatia timestamptz;
 begin
   -- The bucket width is read inside each statement (`l`), not by a statement of its own: every
   -- statement a position runs is a fixed cost (executor start, locks) as large as its index reads.
@@ -101,16 +98,19 @@ begin
     return v_posicao;
   end if;
 
-  select s.fatia, s.subfatia, s.inicio, s.fim into v_fatia, v_subfatia, v_inicio_subfatia, v_fim_subfatia
-  from gamificacao.subfatia_do_momento(p_periodo, p_inicio, p_ultima) s;
-  -- Inside the sub-slot the entries tied on points are counted on the index from whichever end
-  -- is nearer in time: the sub-slot's end, or the present while it is still filling (a CASE, so
-  -- slot 0's infinite start is never subtracted). A technician who has just scored has hardly
-  -- anyone after them in the current sub-slot, but everyone who scored the same points earlier in
-  -- it ahead; from the end, the walk is the entries at or after the technician (themself included
-  -- when on the board) subtracted from the sub-slot's count.
-  if (case when v_inicio_subfatia = '-infinity' then true
-      else least(v_fim_subfatia, now()) - p_ultima < p_ultima - v_inicio_subfatia end) then
+  v_fatia := gamificacao.fatia_empate(p_periodo, p_inicio, p_ultima);
+  v_inicio_fatia := gamificacao.inicio_fatia_empate(p_periodo, p_inicio, v_fatia);
+  -- Scorings arrive now, so a slot fills up to the present: a technician who has just scored
+  -- has hardly anyone after them in their slot, but everyone who scored the same points earlier
+  -- in it ahead (at a million technicians, a busy slot's hundreds of index entries per answer).
+  -- The index count runs from whichever end of the slot is nearer in time: the slot's end, or
+  -- the present while the slot is still filling (a CASE, so slot 0's infinite start is never
+  -- subtracted). A past slot is full, so an entry in its later half counts from its end: half
+  -- the walk, on average, of counting every past entry from the start. Two statements: one with
+  -- a CASE between the two counts measured no faster (1,024 against 1,054 actions/s, three
+  -- alternating runs on the bench's 100k data set, within the machine's noise).
+  v_fim_fatia := case when v_fatia >= 63 then 'infinity' else gamificacao.inicio_fatia_empate(p_periodo, p_inicio, v_fatia + 1) end;
+  if (case when v_inicio_fatia = '-infinity' then true else least(v_fim_fatia, now()) - p_ultima < p_ultima - v_inicio_fatia end) then
     select 1
       + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
          where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 1 and f.faixa > l.grupo)
@@ -119,15 +119,13 @@ begin
            and f.faixa > l.faixa and f.faixa < (l.grupo + 1) * gamificacao.faixas_por_grupo())
       + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_ranking f
          where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.nivel = 0 and f.escala = 2
-           and f.faixa > p_pontos and f.faixa < (l.faixa + 1) * l.largura)
-      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_pontos f
+           and f.faixa >= p_pontos and f.faixa < (l.faixa + 1) * l.largura)
+      - (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_pontos f
          where f.periodo = p_periodo and f.periodo_inicio = p_inicio
-           and f.chave >= p_pontos * 64 and f.chave < p_pontos * 64 + v_fatia)
-      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_subfatias f
-         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.chave = p_pontos * 64 + v_fatia and f.subfatia <= v_subfatia)
+           and f.chave > p_pontos * 64 + v_fatia and f.chave < (p_pontos + 1) * 64)
       - (select count(*) from gamificacao.totais_periodo t
          where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.pontos = p_pontos
-           and (t.ultima_pontuacao_em, t.usuario_id) >= (p_ultima, p_usuario) and t.ultima_pontuacao_em < v_fim_subfatia)
+           and (t.ultima_pontuacao_em, t.usuario_id) >= (p_ultima, p_usuario) and t.ultima_pontuacao_em < v_fim_fatia)
     into v_posicao
     from gamificacao.faixas_da_posicao(p_periodo, p_pontos) l;
   else
@@ -143,11 +141,9 @@ begin
       + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_pontos f
          where f.periodo = p_periodo and f.periodo_inicio = p_inicio
            and f.chave >= p_pontos * 64 and f.chave < p_pontos * 64 + v_fatia)
-      + (select coalesce(sum(f.quantidade), 0) from gamificacao.faixas_subfatias f
-         where f.periodo = p_periodo and f.periodo_inicio = p_inicio and f.chave = p_pontos * 64 + v_fatia and f.subfatia < v_subfatia)
       + (select count(*) from gamificacao.totais_periodo t
          where t.periodo = p_periodo and t.periodo_inicio = p_inicio and t.pontos = p_pontos
-           and t.ultima_pontuacao_em >= v_inicio_subfatia
+           and t.ultima_pontuacao_em >= v_inicio_fatia
            and (t.ultima_pontuacao_em, t.usuario_id) < (p_ultima, p_usuario))
     into v_posicao
     from gamificacao.faixas_da_posicao(p_periodo, p_pontos) l;
@@ -215,18 +211,16 @@ create type gamificacao.movimentos as (
   escalas smallint[],
   faixas integer[],
   deltas integer[],
-  cidades text[],
-  subfatias smallint[]
+  cidades text[]
 );
 comment on type gamificacao.movimentos is
-  'Bucket changes collected before being applied in one statement per table: rank buckets (escala 0, 1 and 2) of the national and level boards, tie keys (escala 3, with their sub-slot in subfatias), and a city board''s rank buckets where cidades is set.';
+  'Bucket changes collected before being applied in one statement per table: rank buckets (escala 0, 1 and 2) of the national and level boards, tie keys (escala 3), and a city board''s rank buckets where cidades is set.';
 
 /**
  * Applies bucket changes in one statement per table: summed per bucket, rows in key order (the
  * lock order every scoring shares: rank buckets of the national and level boards, then tie keys,
- * then their sub-slots, then city buckets), zero sums skipped. Changes of escala 3 are tie keys and
- * go to gamificacao.faixas_pontos, and with their sub-slot to gamificacao.faixas_subfatias; changes
- * with a city go to gamificacao.faixas_cidades.
+ * then city buckets), zero sums skipped. Changes of escala 3 are tie keys and go to
+ * gamificacao.faixas_pontos; changes with a city go to gamificacao.faixas_cidades.
  */
 create function gamificacao.aplicar_movimentos(p_movimentos gamificacao.movimentos) returns void
 language plpgsql set search_path = '' as $$
@@ -251,16 +245,6 @@ begin
   order by 1, 2, 3
   on conflict (periodo, periodo_inicio, chave) do update set quantidade = f.quantidade + excluded.quantidade;
 
-  insert into gamificacao.faixas_subfatias as f (periodo, periodo_inicio, chave, subfatia, quantidade)
-  select m.periodo, m.periodo_inicio, m.faixa, m.subfatia, sum(m.delta)
-  from unnest(p_movimentos.periodos, p_movimentos.inicios, p_movimentos.escalas, p_movimentos.faixas, p_movimentos.deltas,
-    p_movimentos.subfatias) as m (periodo, periodo_inicio, escala, faixa, delta, subfatia)
-  where m.escala = 3
-  group by 1, 2, 3, 4
-  having sum(m.delta) <> 0
-  order by 1, 2, 3, 4
-  on conflict (periodo, periodo_inicio, chave, subfatia) do update set quantidade = f.quantidade + excluded.quantidade;
-
   insert into gamificacao.faixas_cidades as f (periodo, periodo_inicio, cidade_id, escala, faixa, quantidade)
   select m.periodo, m.periodo_inicio, m.cidade, m.escala, m.faixa, sum(m.delta)
   from unnest(p_movimentos.periodos, p_movimentos.inicios, p_movimentos.escalas, p_movimentos.faixas, p_movimentos.deltas, p_movimentos.cidades)
@@ -273,7 +257,7 @@ begin
 end;
 $$;
 comment on function gamificacao.aplicar_movimentos(gamificacao.movimentos) is
-  'Applies collected bucket changes to gamificacao.faixas_ranking, tie-key changes (escala 3) to gamificacao.faixas_pontos and gamificacao.faixas_subfatias and city changes to gamificacao.faixas_cidades.';
+  'Applies collected bucket changes to gamificacao.faixas_ranking, tie-key changes (escala 3) to gamificacao.faixas_pontos and city changes to gamificacao.faixas_cidades.';
 
 -- Tie keys: national positions whose cost stays flat as the board grows ------------------------
 -- The board of all levels also counts its technicians per tie key (gamificacao.faixas_pontos):
@@ -388,15 +372,12 @@ comment on column gamificacao.faixas_cidades.quantidade is 'Technicians of the c
 alter table gamificacao.faixas_cidades enable row level security;
 revoke all on gamificacao.faixas_cidades from anon, authenticated, service_role;
 /**
- * Rebuilds the rank buckets, tie keys, their sub-slots and city buckets from the totals, for one period kind or
+ * Rebuilds the rank buckets, tie keys and city buckets from the totals, for one period kind or
  * (null) all. Needed after a bulk load that bypassed scoring (the bench) or after changing
  * periodos.largura_faixa.
  */
 create function gamificacao.reconstruir_faixas(p_periodo text default null) returns void
--- PL/pgSQL rather than SQL: its body names gamificacao.faixas_subfatias, which a later migration
--- creates, and only PL/pgSQL bodies are resolved when they run rather than when created.
-language plpgsql set search_path = '' as $$
-begin
+language sql set search_path = '' as $$
   delete from gamificacao.faixas_ranking f where p_periodo is null or f.periodo = p_periodo;
   insert into gamificacao.faixas_ranking (periodo, periodo_inicio, nivel, escala, faixa, quantidade)
   select t.periodo, t.periodo_inicio, n.nivel, e.escala,
@@ -418,13 +399,6 @@ begin
   from gamificacao.totais_periodo t
   where p_periodo is null or t.periodo = p_periodo
   group by 1, 2, 3;
-  delete from gamificacao.faixas_subfatias f where p_periodo is null or f.periodo = p_periodo;
-  insert into gamificacao.faixas_subfatias (periodo, periodo_inicio, chave, subfatia, quantidade)
-  select t.periodo, t.periodo_inicio, gamificacao.chave_empate(t.periodo, t.periodo_inicio, t.pontos, t.ultima_pontuacao_em),
-    gamificacao.subfatia_empate(t.periodo, t.periodo_inicio, t.ultima_pontuacao_em), count(*)
-  from gamificacao.totais_periodo t
-  where p_periodo is null or t.periodo = p_periodo
-  group by 1, 2, 3, 4;
   delete from gamificacao.faixas_cidades f where p_periodo is null or f.periodo = p_periodo;
   insert into gamificacao.faixas_cidades (periodo, periodo_inicio, cidade_id, escala, faixa, quantidade)
   select t.periodo, t.periodo_inicio, t.cidade_id, e.escala,
@@ -434,10 +408,9 @@ begin
   cross join (values (0::smallint), (1::smallint)) e (escala)
   where p_periodo is null or t.periodo = p_periodo
   group by 1, 2, 3, 4, 5;
-end;
 $$;
 comment on function gamificacao.reconstruir_faixas(text) is
-  'Recounts gamificacao.faixas_ranking, gamificacao.faixas_pontos, gamificacao.faixas_subfatias and gamificacao.faixas_cidades from gamificacao.totais_periodo.';
+  'Recounts gamificacao.faixas_ranking, gamificacao.faixas_pontos and gamificacao.faixas_cidades from gamificacao.totais_periodo.';
 /**
  * Moves a technician's totals rows to their new home city, so local boards follow the move, and
  * each row from the old city's rank buckets to the new one's.
@@ -463,7 +436,7 @@ begin
   )
   select coalesce(array_agg(m.periodo), '{}'), coalesce(array_agg(m.periodo_inicio), '{}'), coalesce(array_agg(null::smallint), '{}'),
     coalesce(array_agg(m.escala), '{}'), coalesce(array_agg(m.faixa), '{}'), coalesce(array_agg(m.delta), '{}'),
-    coalesce(array_agg(m.cidade), '{}'), coalesce(array_agg(null::smallint), '{}')
+    coalesce(array_agg(m.cidade), '{}')
   into v_movimentos
   from mudancas m;
   perform gamificacao.aplicar_movimentos(v_movimentos);
@@ -476,7 +449,7 @@ comment on function gamificacao.seguir_cidade_do_tecnico() is
   'Trigger: keeps totais_periodo.cidade_id equal to the technician''s home city and moves the rows between the cities'' rank buckets.';
 -- Deleting a technician (their account) deletes their period totals by cascade; a statement
 -- trigger on the totals removes every deleted row from the counts it was in (rank buckets,
--- exact-points counts, tie keys and their sub-slots, city buckets), with the same ordered upsert as scoring.
+-- exact-points counts, tie keys, city buckets), with the same ordered upsert as scoring.
 
 /**
  * Trigger (after delete on gamificacao.totais_periodo, per statement): takes the deleted rows off
@@ -489,23 +462,22 @@ declare
   v_movimentos gamificacao.movimentos;
 begin
   with mudancas as (
-    select a.periodo, a.periodo_inicio, q.nivel, q.cidade, e.escala, e.faixa, e.subfatia, -count(*)::integer as delta
+    select a.periodo, a.periodo_inicio, q.nivel, q.cidade, e.escala, e.faixa, -count(*)::integer as delta
     from apagados a
     join gamificacao.periodos p on p.periodo = a.periodo
     cross join lateral (values (0::smallint, null::text), (a.nivel_ordem, null), (null, a.cidade_id)) q (nivel, cidade)
     cross join lateral (values
-      (0::smallint, a.pontos / p.largura_faixa, null::smallint),
-      (1::smallint, a.pontos / p.largura_faixa / gamificacao.faixas_por_grupo(), null),
-      (2::smallint, case when q.nivel = 0 then a.pontos end, null),
-      (3::smallint, case when q.nivel = 0 then gamificacao.chave_empate(a.periodo, a.periodo_inicio, a.pontos, a.ultima_pontuacao_em) end,
-        gamificacao.subfatia_empate(a.periodo, a.periodo_inicio, a.ultima_pontuacao_em))
-    ) e (escala, faixa, subfatia)
+      (0::smallint, a.pontos / p.largura_faixa),
+      (1::smallint, a.pontos / p.largura_faixa / gamificacao.faixas_por_grupo()),
+      (2::smallint, case when q.nivel = 0 then a.pontos end),
+      (3::smallint, case when q.nivel = 0 then gamificacao.chave_empate(a.periodo, a.periodo_inicio, a.pontos, a.ultima_pontuacao_em) end)
+    ) e (escala, faixa)
     where e.escala < 2 or q.nivel = 0
-    group by 1, 2, 3, 4, 5, 6, 7
+    group by 1, 2, 3, 4, 5, 6
   )
   select coalesce(array_agg(m.periodo), '{}'), coalesce(array_agg(m.periodo_inicio), '{}'), coalesce(array_agg(m.nivel), '{}'),
     coalesce(array_agg(m.escala), '{}'), coalesce(array_agg(m.faixa), '{}'), coalesce(array_agg(m.delta), '{}'),
-    coalesce(array_agg(m.cidade), '{}'), coalesce(array_agg(m.subfatia), '{}')
+    coalesce(array_agg(m.cidade), '{}')
   into v_movimentos
   from mudancas m;
   perform gamificacao.aplicar_movimentos(v_movimentos);
@@ -513,6 +485,6 @@ begin
 end;
 $$;
 comment on function gamificacao.retirar_dos_quadros() is
-  'Trigger: removes deleted period totals from the rank buckets, exact-points counts, tie keys, their sub-slots and city buckets.';
+  'Trigger: removes deleted period totals from the rank buckets, exact-points counts, tie keys and city buckets.';
 create trigger totais_periodo_retirar_dos_quadros after delete on gamificacao.totais_periodo
   referencing old table as apagados for each statement execute function gamificacao.retirar_dos_quadros();

@@ -319,8 +319,7 @@ begin
   -- bucket changes nothing there. On the board of all levels the technician also always moves
   -- between exact points (escala 2) and between tie keys (escala 3: exact points and the time slot
   -- of the last scoring, whose rows gamificacao.aplicar_movimentos keeps in
-  -- gamificacao.faixas_pontos, and with the sub-slot of that moment in gamificacao.faixas_subfatias),
-  -- and on their home city's
+  -- gamificacao.faixas_pontos), and on their home city's
   -- board between that city's rank buckets; `anteriores` reads the last scoring before this one
   -- (the CTEs share one snapshot, taken before the upsert). Summed per bucket, zero sums left out.
   -- `inicios` computes each period's start once: `anteriores` then reads the four current rows by
@@ -345,7 +344,7 @@ begin
     returning t.periodo, t.periodo_inicio, t.pontos, case when t.acoes = 1 then null else t.pontos - v_pontos end as antes,
       t.ultima_pontuacao_em as ultima
   ), mudancas as (
-    select g.periodo, g.periodo_inicio, q.nivel, q.cidade, e.escala, e.faixa, e.subfatia, sum(x.delta)::integer as delta
+    select g.periodo, g.periodo_inicio, q.nivel, q.cidade, e.escala, e.faixa, sum(x.delta)::integer as delta
     from gravados g
     join gamificacao.periodos p on p.periodo = g.periodo
     left join anteriores a on a.periodo = g.periodo
@@ -357,21 +356,20 @@ begin
     ) q (nivel, cidade, antes, depois)
     cross join lateral (values (q.antes, a.ultima_pontuacao_em, -1), (q.depois, g.ultima, 1)) x (pontos, ultima, delta)
     cross join lateral (values
-      (0::smallint, x.pontos / p.largura_faixa, null::smallint),
-      (1::smallint, x.pontos / p.largura_faixa / gamificacao.faixas_por_grupo(), null),
-      (2::smallint, case when q.nivel = 0 then x.pontos end, null),
-      (3::smallint, case when q.nivel = 0 then gamificacao.chave_empate(g.periodo, g.periodo_inicio, x.pontos, x.ultima) end,
-        case when q.nivel = 0 then gamificacao.subfatia_empate(g.periodo, g.periodo_inicio, x.ultima) end)
-    ) e (escala, faixa, subfatia)
+      (0::smallint, x.pontos / p.largura_faixa),
+      (1::smallint, x.pontos / p.largura_faixa / gamificacao.faixas_por_grupo()),
+      (2::smallint, case when q.nivel = 0 then x.pontos end),
+      (3::smallint, case when q.nivel = 0 then gamificacao.chave_empate(g.periodo, g.periodo_inicio, x.pontos, x.ultima) end)
+    ) e (escala, faixa)
     where x.pontos is not null
       and case when e.escala >= 2 then q.nivel = 0
         else q.antes is null or q.depois is null or q.antes / p.largura_faixa <> q.depois / p.largura_faixa end
-    group by 1, 2, 3, 4, 5, 6, 7
+    group by 1, 2, 3, 4, 5, 6
     having sum(x.delta) <> 0
   )
   select coalesce(array_agg(m.periodo), '{}'), coalesce(array_agg(m.periodo_inicio), '{}'), coalesce(array_agg(m.nivel), '{}'),
     coalesce(array_agg(m.escala), '{}'), coalesce(array_agg(m.faixa), '{}'), coalesce(array_agg(m.delta), '{}'),
-    coalesce(array_agg(m.cidade), '{}'), coalesce(array_agg(m.subfatia), '{}')
+    coalesce(array_agg(m.cidade), '{}')
   into v_movimentos
   from mudancas m;
 
@@ -395,7 +393,7 @@ begin
     select v_movimentos.periodos || coalesce(array_agg(m.periodo), '{}'), v_movimentos.inicios || coalesce(array_agg(m.periodo_inicio), '{}'),
       v_movimentos.niveis || coalesce(array_agg(m.nivel), '{}'), v_movimentos.escalas || coalesce(array_agg(m.escala), '{}'),
       v_movimentos.faixas || coalesce(array_agg(m.faixa), '{}'), v_movimentos.deltas || coalesce(array_agg(m.delta), '{}'),
-      v_movimentos.cidades || coalesce(array_agg(null::text), '{}'), v_movimentos.subfatias || coalesce(array_agg(null::smallint), '{}')
+      v_movimentos.cidades || coalesce(array_agg(null::text), '{}')
     into v_movimentos
     from mudancas m;
   end if;
@@ -570,12 +568,11 @@ begin
 
   select coalesce(array_agg(m.periodo), '{}'), coalesce(array_agg(m.inicio), '{}'), coalesce(array_agg(m.nivel), '{}'),
     coalesce(array_agg(m.escala), '{}'), coalesce(array_agg(m.faixa), '{}'), coalesce(array_agg(m.delta), '{}'),
-    coalesce(array_agg(m.cidade), '{}'), coalesce(array_agg(m.subfatia), '{}')
+    coalesce(array_agg(m.cidade), '{}')
   into v_movimentos
   from unnest(v_aplicadas) a
   cross join lateral unnest((a.movimentos).periodos, (a.movimentos).inicios, (a.movimentos).niveis,
-    (a.movimentos).escalas, (a.movimentos).faixas, (a.movimentos).deltas, (a.movimentos).cidades, (a.movimentos).subfatias)
-    m (periodo, inicio, nivel, escala, faixa, delta, cidade, subfatia);
+    (a.movimentos).escalas, (a.movimentos).faixas, (a.movimentos).deltas, (a.movimentos).cidades) m (periodo, inicio, nivel, escala, faixa, delta, cidade);
   perform gamificacao.aplicar_movimentos(v_movimentos);
 
   select jsonb_agg(r.resultado order by r.indice) into v_resultados

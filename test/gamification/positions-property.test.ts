@@ -80,7 +80,7 @@ async function checkRun(anchor: string, technicianCount: number, scorings: Scori
   const mismatches: Mismatch[] = [];
   try {
     await sql.begin(async (tx) => {
-      await tx`lock table gamificacao.faixas_ranking, gamificacao.faixas_pontos, gamificacao.faixas_subfatias, gamificacao.faixas_cidades in share row exclusive mode`;
+      await tx`lock table gamificacao.faixas_ranking, gamificacao.faixas_pontos, gamificacao.faixas_cidades in share row exclusive mode`;
       const suffix = crypto.randomUUID().slice(0, 8);
       // Two cities with fixed metrics, so every technician's action is worth the same points.
       const cities = [`prop-a-${suffix}`, `prop-b-${suffix}`];

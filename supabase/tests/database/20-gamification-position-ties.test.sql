@@ -2,9 +2,9 @@
 -- last scoring, gamificacao.faixas_pontos) and city positions counted from the city rank buckets
 -- (gamificacao.faixas_cidades) equal a full sort on every period kind, with large ties spread over
 -- days and slot boundaries, level-ups, several coarse buckets and batches; scoring keeps the tie
--- keys, their sub-slots and the city buckets equal to a recount, and so does reconstruir_faixas.
+-- keys and the city buckets equal to a recount, and so does reconstruir_faixas.
 begin;
-select plan(26);
+select plan(21);
 select testes_gamificacao.limpar();
 
 -- Slots --------------------------------------------------------------------------------------
@@ -21,32 +21,6 @@ select is(gamificacao.inicio_fatia_empate('mensal', '2026-03-01', 0), '-infinity
 select is(gamificacao.fatia_empate('geral', '-infinity', '2200-01-01 00:00+00'), 63, 'A moment past the last slot falls into the last one');
 select is(gamificacao.chave_empate('mensal', '2026-03-01', 150, '2026-03-03 03:00+00'), 150 * 64 + 4, 'The tie key is points × 64 + slot (12 hours in a month)');
 select is(gamificacao.fatia_empate('semanal', '2026-03-02', '2026-03-02 05:40+00'), 1, 'A week''s slot is 160 minutes');
-select is(
-  (select count(*)::int from gamificacao.periodos p
-   cross join lateral (values (case p.periodo when 'geral' then '-infinity'::date when 'anual' then '2026-01-01'::date
-     when 'mensal' then '2026-03-01'::date else '2026-03-02'::date end)) i (inicio)
-   cross join (values (0), (1), (7), (30)) k (fatia)
-   cross join generate_series(1, 63) j
-   cross join lateral (select gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, j) as inicio) s
-   where gamificacao.subfatia_empate(p.periodo, i.inicio, s.inicio) <> j
-      or gamificacao.fatia_empate(p.periodo, i.inicio, s.inicio) <> k.fatia
-      or gamificacao.subfatia_empate(p.periodo, i.inicio, s.inicio - interval '1 microsecond') <> j - 1
-      or (j = 1 and k.fatia > 0 and gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, 0) <> gamificacao.inicio_fatia_empate(p.periodo, i.inicio, k.fatia))
-      or (j = 63 and gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, 64) <> gamificacao.inicio_fatia_empate(p.periodo, i.inicio, k.fatia + 1))),
-  0, 'Every sub-slot starts where its subfatia_empate changes, slots 0 and 2019''s 365-day-and-an-hour all-time slot included, and the 64th ends the slot');
-select is(gamificacao.subfatia_empate('mensal', '2026-03-01', '2026-03-03 03:11:15+00'), 1::smallint, 'A month''s sub-slot is 11¼ minutes');
-select is(
-  (select count(*)::int from gamificacao.periodos p
-   cross join lateral (values (case p.periodo when 'geral' then '-infinity'::date when 'anual' then '2026-01-01'::date
-     when 'mensal' then '2026-03-01'::date else '2026-03-02'::date end)) i (inicio)
-   cross join (values (0), (1), (7), (30), (63)) k (fatia)
-   cross join generate_series(0, 63) j
-   cross join lateral (select greatest(gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, j), '2000-01-01') as momento) m
-   cross join lateral gamificacao.subfatia_do_momento(p.periodo, i.inicio, m.momento) s
-   where (s.fatia = k.fatia and s.subfatia = j)
-     and (s.inicio <> gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, j)
-       or s.fim <> gamificacao.inicio_subfatia_empate(p.periodo, i.inicio, k.fatia, j + 1))),
-  0, 'The start and end subfatia_do_momento gives a position are inicio_subfatia_empate''s');
 
 -- Positions against a full sort ----------------------------------------------------------------
 -- 300 technicians in March 2026, each action worth 50 points, so only a few point values and
@@ -94,11 +68,6 @@ select t.periodo, t.periodo_inicio, gamificacao.chave_empate(t.periodo, t.period
 from gamificacao.totais_periodo t group by 1, 2, 3;
 select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos where quantidade <> 0$$,
   $$select * from recontagem$$, 'The tie keys maintained by scoring equal a recount of the totals');
-select set_eq($$select periodo, periodo_inicio, chave, subfatia, quantidade from gamificacao.faixas_subfatias where quantidade <> 0$$,
-  $$select periodo, periodo_inicio, gamificacao.chave_empate(periodo, periodo_inicio, pontos, ultima_pontuacao_em),
-      gamificacao.subfatia_empate(periodo, periodo_inicio, ultima_pontuacao_em), count(*)::int
-    from gamificacao.totais_periodo group by 1, 2, 3, 4$$,
-  'and so do their sub-slots');
 
 -- A batch scores now, in the current month: its moves are applied once at the end.
 select jsonb_agg(jsonb_build_object('usuario_id', q.id, 'acao', 'chamado_concluido', 'chamado_id', testes_gamificacao.novo_chamado(q.id))) as lote
@@ -121,22 +90,18 @@ select is((select count(*)::int from gamificacao.totais_periodo t
   0, 'and so does every city position');
 
 create temporary table mantidas as select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos where quantidade <> 0;
-create temporary table mantidas_subfatias as
-select periodo, periodo_inicio, chave, subfatia, quantidade from gamificacao.faixas_subfatias where quantidade <> 0;
 create temporary table mantidas_cidades as
 select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades where quantidade <> 0;
 select gamificacao.reconstruir_faixas();
 select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificacao.faixas_pontos$$, $$select * from mantidas$$,
   'The tie keys scoring and the batch maintained equal what reconstruir_faixas recounts');
-select set_eq($$select periodo, periodo_inicio, chave, subfatia, quantidade from gamificacao.faixas_subfatias$$, $$select * from mantidas_subfatias$$,
-  'and so do their sub-slots');
 select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades$$, $$select * from mantidas_cidades$$,
   'and so do the city buckets');
 
 -- Boards being scored now ---------------------------------------------------------------------
 -- 150 technicians of another city score 50 points once to three times over the last 20 hours,
 -- most of them in the current slot, several at the very same instant: a national position counts
--- its ties from the nearer end of its sub-slot (the sub-slot's end, or the present while it fills), and
+-- its ties from the nearer end of its slot (the slot's end, or the present while it fills), and
 -- both ends must agree with the full sort, also for an entry that is not on the board.
 select testes_gamificacao.nova_cidade('empate-agora', 1500, 50);
 create temporary table agora as
@@ -148,18 +113,17 @@ from agora a cross join lateral generate_series(1, 1 + a.n % 3) k;
 create temporary table esperado_agora as
 select t.periodo, t.periodo_inicio, t.usuario_id, t.pontos, t.ultima_pontuacao_em,
   row_number() over (partition by t.periodo, t.periodo_inicio order by t.pontos desc, t.ultima_pontuacao_em, t.usuario_id) as nacional,
-  gamificacao.inicio_subfatia_empate(t.periodo, t.periodo_inicio, f.fatia, f.subfatia) as inicio_fatia,
-  gamificacao.inicio_subfatia_empate(t.periodo, t.periodo_inicio, f.fatia, f.subfatia + 1) as fim_fatia
+  gamificacao.inicio_fatia_empate(t.periodo, t.periodo_inicio, f.fatia) as inicio_fatia,
+  case when f.fatia >= 63 then 'infinity' else gamificacao.inicio_fatia_empate(t.periodo, t.periodo_inicio, f.fatia + 1) end as fim_fatia
 from gamificacao.totais_periodo t
-cross join lateral (select gamificacao.fatia_empate(t.periodo, t.periodo_inicio, t.ultima_pontuacao_em) as fatia,
-  gamificacao.subfatia_empate(t.periodo, t.periodo_inicio, t.ultima_pontuacao_em) as subfatia) f
+cross join lateral (select gamificacao.fatia_empate(t.periodo, t.periodo_inicio, t.ultima_pontuacao_em) as fatia) f
 where (t.periodo, t.periodo_inicio) in (select p.periodo, gamificacao.inicio_periodo(p.periodo, now()) from gamificacao.periodos p);
 
 create temporary table extremos_agora as
 select usuario_id, case when inicio_fatia = '-infinity' then true else least(fim_fatia, now()) - ultima_pontuacao_em < ultima_pontuacao_em - inicio_fatia end as do_fim
 from esperado_agora where usuario_id in (select id from agora);
 select ok((select count(*) filter (where do_fim) >= 50 and count(*) filter (where not do_fim) >= 50 from extremos_agora),
-  'The current boards hold entries nearer the end of their sub-slot and entries nearer its start');
+  'The current boards hold entries nearer the end of their slot and entries nearer its start');
 select is((select count(*)::int from esperado_agora e
            where gamificacao.posicao('nacional', e.periodo, e.periodo_inicio, null, e.pontos, e.ultima_pontuacao_em, e.usuario_id) <> e.nacional),
   0, 'Every national position on the boards being scored now equals the full sort');

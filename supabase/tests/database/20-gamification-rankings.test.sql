@@ -1,7 +1,7 @@
 -- Gamification rankings: calendar periods, positions from rank buckets against a full sort, ties,
 -- distance to the next entry, snapshots and position changes, and the five category boards.
 begin;
-select plan(39);
+select plan(38);
 select testes_gamificacao.limpar();
 
 -- Periods in America/Sao_Paulo -----------------------------------------------------------------
@@ -117,11 +117,6 @@ select set_eq($$select periodo, periodo_inicio, chave, quantidade from gamificac
   $$select periodo, periodo_inicio, gamificacao.chave_empate(periodo, periodo_inicio, pontos, ultima_pontuacao_em), count(*)::int
     from gamificacao.totais_periodo group by 1, 2, 3$$,
   'and off the tie keys');
-select set_eq($$select periodo, periodo_inicio, chave, subfatia, quantidade from gamificacao.faixas_subfatias where quantidade <> 0$$,
-  $$select periodo, periodo_inicio, gamificacao.chave_empate(periodo, periodo_inicio, pontos, ultima_pontuacao_em),
-      gamificacao.subfatia_empate(periodo, periodo_inicio, ultima_pontuacao_em), count(*)::int
-    from gamificacao.totais_periodo group by 1, 2, 3, 4$$,
-  'and off their sub-slots');
 select set_eq($$select periodo, periodo_inicio, cidade_id, escala, faixa, quantidade from gamificacao.faixas_cidades where quantidade <> 0$$,
   $$select t.periodo, t.periodo_inicio, t.cidade_id, e.escala, t.pontos / p.largura_faixa / case e.escala when 1 then 32 else 1 end, count(*)::int
     from gamificacao.totais_periodo t join gamificacao.periodos p using (periodo) cross join (values (0::smallint), (1::smallint)) e (escala)

@@ -2,7 +2,7 @@
 -- calls plus everyone's public ranking fields, write only through scoring; administrators and the
 -- service role manage catalogues and calls; the ledger is append-only.
 begin;
-select plan(39);
+select plan(38);
 select testes_gamificacao.limpar();
 
 select is(
@@ -47,7 +47,6 @@ select throws_ok($$select count(*) from gamificacao.quadros_categorias_blocos$$,
   'A technician cannot read the stored category boards (only through the API)');
 select throws_ok($$select count(*) from gamificacao.quadros_categorias_usuarios$$, '42501', null, 'nor their index by technician');
 select throws_ok($$select count(*) from gamificacao.faixas_cidades$$, '42501', null, 'nor the city boards'' rank buckets');
-select throws_ok($$select count(*) from gamificacao.faixas_subfatias$$, '42501', null, 'nor the tie keys'' sub-slots');
 select is_empty(format($$update public.chamados set estrelas = 5 where id = %L returning id$$, :'chamado_bia'), 'A technician cannot change another''s call');
 select is_empty($$update public.niveis set multiplicador = 3 returning slug$$, 'A technician cannot change the levels');
 select results_eq(format($$update public.tecnicos set nome = 'Ana Souza', avatar_url = 'https://example.test/ana.png' where id = %L returning nome$$, :'ana'),
