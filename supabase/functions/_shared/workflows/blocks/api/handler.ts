@@ -58,6 +58,8 @@ export const apiHandler: BlockHandler<ApiInput> = {
   async execute(run): Promise<BlockOutput> {
     const input = run.input;
     const request = buildApiRequest(input);
+    // The workflow's own traceparent header, when it sets one, is the one sent.
+    for (const [name, value] of Object.entries(run.traceHeaders())) if (!request.headers.has(name)) request.headers.set(name, value);
     const { last, attempts } = await runWithRetries(policyOf(input), { deadline: run.deadline, signal: run.signal, sleep: (ms, signal) => run.services.clock.sleep(ms, signal) }, async (): Promise<AttemptOutcome<Answer>> => {
       try {
         const response = await run.services.outbound.fetch(request.url, {
