@@ -112,7 +112,6 @@ select is((select jsonb_path_query_array(public.claim_trace_exports(10, 1), '$.e
     -> 'run' ->> 'executionId'), (select answer ->> 'executionId' from answers where label = 'joined'),
   'A run that ends in an exporting workspace is queued for export');
 reset role;
-select pg_temp.as_service();
 create temporary table claimed as select m.msg_id, m.message from pgmq.q_workflow_trace_exports m;
 grant all on claimed to public;
 reset role;
