@@ -174,7 +174,7 @@ comment on function workflows_private.snapshot_payload(public.workflow_execution
 /**
  * What a run needs to execute, as admit and claim return it: run (with the trigger block it starts
  * from when one was recorded), workflow (with the billing account it is charged to), deployment or
- * snapshot, environment.
+ * snapshot, environment, and its trace context (so outbound calls carry `traceparent`).
  */
 create function workflows_private.run_payload(
   p_run public.workflow_executions, p_workflow_name text, p_deployment jsonb, p_snapshot jsonb, p_environment jsonb
@@ -197,7 +197,9 @@ begin
       'billingAccountId', p_run.billing_account_id),
     'deployment', p_deployment,
     'snapshot', p_snapshot,
-    'environment', p_environment)
+    'environment', p_environment,
+    'trace', jsonb_strip_nulls(jsonb_build_object('traceId', p_run.trace_id, 'spanId', p_run.trace_span_id,
+      'parentSpanId', p_run.trace_parent_span_id, 'traceState', p_run.trace_state)))
     || case when p_run.trigger_block_id is null then '{}'::jsonb else jsonb_build_object('triggerBlockId', p_run.trigger_block_id) end;
 end;
 $$;
@@ -313,6 +315,10 @@ comment on function workflows_private.bill_threshold_if_due(workflows_private.ac
  * The re-run keeps the original's trigger and trigger block, takes its input unless `p_input` gives
  * a new one, spends the sync bucket and is linked to it (rerun_of); with `p_rerun_from_block` its
  * answer also holds the original's completed checkpoints, for the executor to replay.
+ *
+ * `p_trace` is the caller's W3C trace context when it sent a valid `traceparent` ({traceId,
+ * parentSpanId, traceState}, checked by the edge function's propagator): the run joins that trace.
+ * Without it the run starts a trace of its own (the columns' defaults, docs/tracing.md).
  */
 create function public.admit_workflow_run(
   p_workflow_id uuid default null,
@@ -327,7 +333,8 @@ create function public.admit_workflow_run(
   p_environment_version bigint default null,
   p_lease_seconds integer default 360,
   p_rerun_of uuid default null,
-  p_rerun_from_block text default null
+  p_rerun_from_block text default null,
+  p_trace jsonb default null
 )
 returns jsonb
 language plpgsql
@@ -514,7 +521,7 @@ begin
     insert into public.workflow_executions (
       id, workspace_id, workflow_id, billing_account_id, deployment_id, deployment_version, snapshot_id, trigger, mode, status,
       api_key_id, triggered_by, input, created_at, started_at, lease_expires_at, attempt, queue_message_id, cost_total,
-      trigger_block_id, rerun_of, rerun_from_block
+      trigger_block_id, rerun_of, rerun_from_block, trace_id, trace_parent_span_id, trace_state
     ) values (
       v_execution_id, v_workspace, v_workflow_id, v_account, (v_deployment ->> 'id')::uuid, (v_deployment ->> 'version')::integer,
       v_snapshot.id, coalesce(v_original.trigger, p_trigger::public.workflow_trigger), p_mode::public.workflow_run_mode,
@@ -524,7 +531,8 @@ begin
       -- A queued run must start within 24 hours; a running one is alive until its lease ends.
       v_now + case when p_mode = 'sync' then make_interval(secs => p_lease_seconds) else interval '24 hours' end,
       case when p_mode = 'sync' then 1 else 0 end, v_message_id, (v_spend.meter).execution_charge,
-      v_original.trigger_block_id, p_rerun_of, p_rerun_from_block
+      v_original.trigger_block_id, p_rerun_of, p_rerun_from_block,
+      coalesce(p_trace ->> 'traceId', workflows_private.new_trace_id()), p_trace ->> 'parentSpanId', p_trace ->> 'traceState'
     )
     returning *
   ),
@@ -557,7 +565,7 @@ begin
       'checkpoints', case when p_rerun_from_block is not null then workflows_private.completed_checkpoints(p_rerun_of) end) end;
 end;
 $$;
-comment on function public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text) is 'Admits a workflow run in one call: authentication, access, idempotency, deployment, usage and rate limits, the run record and everything it needs. Service role only; refusals are returned, not raised.';
+comment on function public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text, jsonb) is 'Admits a workflow run in one call: authentication, access, idempotency, deployment, usage and rate limits, the run record and everything it needs. Service role only; refusals are returned, not raised.';
 
 -- Finish -----------------------------------------------------------------------------------------
 
@@ -889,7 +897,7 @@ select cron.schedule('workflows-sweep-runs', '* * * * *', $$select workflows_pri
 -- Access -----------------------------------------------------------------------------------------
 
 revoke execute on function
-  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text),
+  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text, jsonb),
   public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb, jsonb),
   public.claim_workflow_runs(integer, integer, uuid[], jsonb),
   public.heartbeat_workflow_run(uuid, integer, integer),
@@ -907,7 +915,7 @@ revoke execute on function
   workflows_private.sweep_workflow_runs(timestamptz)
   from public, anon, authenticated, service_role;
 grant execute on function
-  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text),
+  public.admit_workflow_run(uuid, text, text, text, uuid, jsonb, text, text, uuid[], bigint, integer, uuid, text, jsonb),
   public.finish_workflow_run(uuid, text, jsonb, jsonb, jsonb, jsonb, jsonb, integer, jsonb, jsonb),
   public.claim_workflow_runs(integer, integer, uuid[], jsonb),
   public.heartbeat_workflow_run(uuid, integer, integer),

@@ -200,7 +200,8 @@ comment on function workflows_private.webhook_event_data(public.workflow_executi
  * recorded as interrupted first. Messages of deliveries that no longer wait for an attempt are
  * dropped; deliveries of a subscription switched off fail; messages that surfaced more than a
  * second early (pgmq's whole-second delays) are hidden until due; a delivery being recorded or
- * redelivered this very moment is looked at again a second later. Returns {deliveries: [...]}.
+ * redelivered this very moment is looked at again a second later. Returns {deliveries: [...]}, each with the run's trace
+ * ids so the request carries `traceparent` (docs/tracing.md).
  *
  * Set-based: one statement per kind of outcome for the whole batch, and each subscription's secret
  * decrypted once, so a claim costs little more than its reads and writes.
@@ -297,6 +298,7 @@ begin
       'url', s.url,
       'secret', k.secret,
       'data', workflows_private.webhook_event_data(e, s, v_now),
+      'trace', jsonb_build_object('traceId', e.trace_id, 'spanId', e.trace_span_id),
       'links', jsonb_build_object('log', format('/api/v1/logs/%s', e.id), 'execution', format('/api/v1/logs/executions/%s', e.id)))
     order by c.id)
   into v_claimed

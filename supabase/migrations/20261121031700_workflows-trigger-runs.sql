@@ -14,7 +14,8 @@
  * idempotency, the usage limit, the sync or async bucket (schedule runs have none), the record and
  * the base charge. An admitted run also records `p_trigger_block_id`, the trigger block it starts
  * from, and a sync answer carries it as `triggerBlockId` (claim_workflow_runs hands it to the
- * worker of an async run). Service role only.
+ * worker of an async run). `p_trace` is the caller's trace context, as admit_workflow_run takes it.
+ * Service role only.
  */
 create function public.admit_trigger_run(
   p_trigger text,
@@ -26,7 +27,8 @@ create function public.admit_trigger_run(
   p_request_hash text default null,
   p_cached_deployment_ids uuid[] default null,
   p_environment_version bigint default null,
-  p_lease_seconds integer default 360
+  p_lease_seconds integer default 360,
+  p_trace jsonb default null
 )
 returns jsonb
 language plpgsql
@@ -43,7 +45,7 @@ begin
     raise exception 'admit_trigger_run: the trigger block is required' using errcode = '22023';
   end if;
   v_answer := public.admit_workflow_run(p_workflow_id, p_trigger, p_mode, null, null, p_input, p_idempotency_key, p_request_hash,
-    p_cached_deployment_ids, p_environment_version, p_lease_seconds);
+    p_cached_deployment_ids, p_environment_version, p_lease_seconds, null, null, p_trace);
   if v_answer ->> 'outcome' = 'admitted' then
     update public.workflow_executions e set trigger_block_id = p_trigger_block_id where e.id = (v_answer ->> 'executionId')::uuid;
     if v_answer ? 'deployment' then
@@ -53,8 +55,8 @@ begin
   return v_answer;
 end;
 $$;
-comment on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer) is 'Admits a webhook, schedule or chat run (no key: the caller vouches) through admit_workflow_run and records its trigger block. Service role only.';
+comment on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer, jsonb) is 'Admits a webhook, schedule or chat run (no key: the caller vouches) through admit_workflow_run and records its trigger block. Service role only.';
 
-revoke execute on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer) from public, anon, authenticated;
-grant execute on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer) to service_role;
+revoke execute on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer, jsonb) from public, anon, authenticated;
+grant execute on function public.admit_trigger_run(text, uuid, text, text, jsonb, text, text, uuid[], bigint, integer, jsonb) to service_role;
 revoke execute on function workflows_private.run_payload(public.workflow_executions, text, jsonb, jsonb, jsonb) from public, anon, authenticated, service_role;

@@ -453,7 +453,8 @@ comment on function public.chat_request_code(text, text, timestamptz) is 'Answer
  * session's (403 CONVERSATION_FORBIDDEN). Then admit_trigger_run (sync, from the active
  * deployment's chat trigger: 403 NOT_DEPLOYED, 402, 429 as for every run) with the input {message,
  * conversationId, history}, history being the conversation's last `p_history_turns` turns. Answers
- * admit's answer plus `chat` {id, outputs} and `subject`.
+ * admit's answer plus `chat` {id, outputs} and `subject`. `p_trace` is the caller's trace context
+ * (admit_workflow_run).
  */
 create function public.admit_chat_run(
   p_identifier text,
@@ -463,7 +464,8 @@ create function public.admit_chat_run(
   p_history_turns integer default 20,
   p_cached_deployment_ids uuid[] default null,
   p_environment_version bigint default null,
-  p_lease_seconds integer default 360
+  p_lease_seconds integer default 360,
+  p_trace jsonb default null
 )
 returns jsonb
 language plpgsql
@@ -509,11 +511,11 @@ begin
   -- The run keeps its input, history included, as every run does (re-runs need it).
   v_answer := public.admit_trigger_run('chat', v_chat.workflow_id, v_block, 'sync',
     jsonb_build_object('message', p_message, 'conversationId', p_conversation_id, 'history', v_history),
-    null, null, p_cached_deployment_ids, p_environment_version, p_lease_seconds);
+    null, null, p_cached_deployment_ids, p_environment_version, p_lease_seconds, p_trace);
   return v_answer || jsonb_build_object('chat', jsonb_build_object('id', v_chat.id, 'outputs', to_jsonb(v_chat.outputs)), 'subject', v_subject);
 end;
 $$;
-comment on function public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer) is 'Checks a chat session and conversation, then admits the message''s run with the conversation so far. Service role only.';
+comment on function public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer, jsonb) is 'Checks a chat session and conversation, then admits the message''s run with the conversation so far. Service role only.';
 
 /** Records a conversation turn (the message and the answer shown) after its run. Service role only. */
 create function public.record_chat_turn(p_chat_id uuid, p_conversation_id text, p_subject text, p_message text, p_answer text, p_execution_id uuid)
@@ -587,14 +589,14 @@ revoke execute on function
   public.chat_target(text),
   public.chat_password_login(text, text, text, timestamptz),
   public.chat_request_code(text, text, timestamptz),
-public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer),
+public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer, jsonb),
   public.record_chat_turn(uuid, text, text, text, text, uuid)
   from public, anon, authenticated;
 grant execute on function
   public.chat_target(text),
   public.chat_password_login(text, text, text, timestamptz),
   public.chat_request_code(text, text, timestamptz),
-public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer),
+public.admit_chat_run(text, jsonb, text, text, integer, uuid[], bigint, integer, jsonb),
   public.record_chat_turn(uuid, text, text, text, text, uuid)
   to service_role;
 -- Sign-in attempts and sessions --------------------------------------------------------------------

@@ -104,6 +104,7 @@ begin
     'attempt', p_run.attempt,
     'concurrency', jsonb_build_object('waiting', p_run.waiting_since is not null, 'waitingSince', p_run.waiting_since,
       'waited', p_run.waited_ms > 0 or p_run.waiting_since is not null, 'waitedMs', p_run.waited_ms),
+    'trace', jsonb_build_object('traceId', p_run.trace_id, 'spanId', p_run.trace_span_id, 'parentSpanId', p_run.trace_parent_span_id),
     'cost', coalesce(p_run.cost, workflows_private.run_cost(p_run.cost_total, null)),
     'error', workflows_private.run_error(p_run.status, p_run.error_code, p_run.error_message, p_run.failed_block),
     'output', workflows_private.run_final_output(p_run.status, p_run.output),
@@ -125,7 +126,7 @@ begin
         where c.execution_id = p_run.id and c.kind = 'completed') end);
 end;
 $$;
-comment on function workflows_private.run_detail(public.workflow_executions) is 'The runs API''s detail of a run: status, trigger, deployment version, input, timings, cost, error, output, pause, cancellation and the blocks that ran.';
+comment on function workflows_private.run_detail(public.workflow_executions) is 'The runs API''s detail of a run: status, trigger, deployment version, input, timings, trace ids, cost, error, output, pause, cancellation and the blocks that ran.';
 
 -- GET /api/v2/runs ---------------------------------------------------------------------------------
 

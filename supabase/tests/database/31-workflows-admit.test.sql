@@ -111,7 +111,7 @@ select throws_ok($$select public.admit_workflow_run('a9500000-0000-4000-8000-000
 -- Admitted ----------------------------------------------------------------------------------------
 
 select is(pg_temp.admit('editor run', 'a9500000-0000-4000-8000-000000000001', 'api', 'sync', pg_temp.key('editor'), p_input => '{"kept": true}')
-    - array['executionId', 'createdAt', 'leaseExpiresAt', 'rateLimit', 'usage', 'deployment'],
+    - array['executionId', 'createdAt', 'leaseExpiresAt', 'rateLimit', 'usage', 'deployment', 'trace'],
   jsonb_build_object('status', 200, 'outcome', 'admitted', 'runStatus', 'running', 'trigger', 'api', 'mode', 'sync', 'attempt', 1, 'input', '{"kept": true}'::jsonb, 'snapshot', null,
     'workflow', jsonb_build_object('id', 'a9500000-0000-4000-8000-000000000001', 'name', 'Deployed', 'workspaceId', (select id from ws),
       'billingAccountId', (select w.billing_account_id from public.workspaces w where w.id = (select id from ws))),
@@ -149,7 +149,7 @@ select is(pg_temp.admit('webhook', 'a9500000-0000-4000-8000-000000000001', 'webh
 select is(pg_temp.admit('schedule', 'a9500000-0000-4000-8000-000000000001', 'schedule', 'sync') -> 'rateLimit', 'null'::jsonb, 'Schedule runs have no rate limit');
 
 -- Manual runs run the draft, as a content-hashed snapshot.
-select is(pg_temp.admit('manual', 'a9500000-0000-4000-8000-000000000002', 'manual', 'sync', null, 'a9000000-0000-4000-8000-000000000002') - array['executionId', 'createdAt', 'leaseExpiresAt', 'usage', 'snapshot', 'environment', 'workflow', 'rateLimit'],
+select is(pg_temp.admit('manual', 'a9500000-0000-4000-8000-000000000002', 'manual', 'sync', null, 'a9000000-0000-4000-8000-000000000002') - array['executionId', 'createdAt', 'leaseExpiresAt', 'usage', 'snapshot', 'environment', 'workflow', 'rateLimit', 'trace'],
   '{"status": 200, "outcome": "admitted", "runStatus": "running", "trigger": "manual", "mode": "sync", "attempt": 1, "input": null, "deployment": null}'::jsonb,
   'An editor runs an undeployed draft manually');
 select is((pg_temp.answer('manual') -> 'rateLimit' ->> 'limit')::integer,

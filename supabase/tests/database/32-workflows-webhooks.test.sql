@@ -149,7 +149,7 @@ select pg_temp.as_service();
 create temporary table claimed as select public.claim_webhook_deliveries(10, 60) -> 'deliveries' as d;
 reset role;
 select is((select jsonb_array_length(d) from claimed), 1, 'The worker claims the due delivery');
-select is((select (d -> 0) - 'data' - 'dueAt' from claimed), jsonb_build_object(
+select is((select (d -> 0) - 'data' - 'dueAt' - 'trace' from claimed), jsonb_build_object(
   'deliveryId', (pg_temp.delivery('ok', 'signed')).id, 'attempt', 1, 'roundAttempt', 1, 'url', 'https://hooks.example.com/a',
   'secret', 'a-new-secret-value', 'links', jsonb_build_object('log', format('/api/v1/logs/%s', pg_temp.run('ok')), 'execution', format('/api/v1/logs/executions/%s', pg_temp.run('ok')))),
   'with its number, place in the schedule, URL, decrypted secret and links');

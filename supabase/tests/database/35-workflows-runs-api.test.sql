@@ -138,7 +138,7 @@ select throws_ok(format($$select pg_temp.list(%L, %L, p_start => now(), p_end =>
 select is(pg_temp.detail('broke') -> 'error', '{"code": "BLOCK_FAILED", "message": "It broke", "blockId": "done", "blockName": "Done"}'::jsonb,
   'A failed run''s error names its code, message and block');
 select is(pg_temp.detail('broke') -> 'output', 'null'::jsonb, 'and its output is null');
-select is(pg_temp.detail('done') - 'runId' - 'createdAt' - 'startedAt' - 'endedAt' - 'durationMs' - 'cost',
+select is(pg_temp.detail('done') - 'runId' - 'createdAt' - 'startedAt' - 'endedAt' - 'durationMs' - 'cost' - 'trace',
   '{"workflowId": "af100000-0000-4000-8000-000000000001", "status": "completed", "trigger": "webhook", "mode": "sync", "deploymentVersion": 1,
     "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "attempt": 1, "error": null, "output": {"answer": 42}, "paused": null, "concurrency": {"waiting": false, "waitingSince": null, "waited": false, "waitedMs": 0}, "cancellation": null,
     "blocks": [{"blockId": "done", "name": "Done", "status": "success"}]}'::jsonb,
@@ -148,7 +148,7 @@ select is((pg_temp.detail('parked') -> 'paused') - 'pausedAt',
   'A paused run says it waits for time, and until when');
 select is(pg_temp.detail('parked') -> 'blocks', '[{"blockId": "hook", "name": "Hook"}]'::jsonb,
   'and shows the blocks it completed before it parked');
-select is(pg_temp.detail('queued') - 'runId' - 'createdAt' - 'cost',
+select is(pg_temp.detail('queued') - 'runId' - 'createdAt' - 'cost' - 'trace',
   '{"workflowId": "af100000-0000-4000-8000-000000000001", "status": "queued", "trigger": "webhook", "mode": "async", "deploymentVersion": 1,
     "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "startedAt": null, "endedAt": null, "durationMs": null, "attempt": 0, "error": null, "output": null, "paused": null, "concurrency": {"waiting": false, "waitingSince": null, "waited": false, "waitedMs": 0}, "cancellation": null, "blocks": []}'::jsonb,
   'A queued run shows the input it will run with');

@@ -29,6 +29,7 @@ export function testRun<Input>(input: Input, overrides: Partial<BlockRun<Input>>
     trigger: null,
     targetsOf: (handle) => targets[handle] ?? [],
     emitChunk: () => {},
+    traceHeaders: () => ({}),
     recordModelUsage: () => {},
     durable: false,
     pause: (ms) => systemClock.sleep(ms, new AbortController().signal),

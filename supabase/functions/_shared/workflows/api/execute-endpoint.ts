@@ -37,6 +37,7 @@ import { resolveSelectedOutputs, selectedOutput, type SelectedOutput } from "./s
 import { streamRun } from "./execute-stream.ts";
 import { handOverPausedRun } from "./paused-answer.ts";
 import { approvalDeskOf } from "../runs/approval-desk.ts";
+import { incomingTrace } from "../tracing/trace-context.ts";
 
 /** What the request asked for, read before admission. */
 interface ExecuteRequest {
@@ -212,7 +213,7 @@ async function runAdmitted(c: Context, services: RunServices, run: AdmittedSync,
       return streamed;
     }
     const result = await runWorkflow({
-      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: plan.timeoutMs,
+      workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, trace: run.trace, timeoutMs: plan.timeoutMs,
       signal: AbortSignal.any([c.req.raw.signal, lease.signal]), services: { files }, durable: outcomes,
     });
     if (lease.lost) return Response.json(recordedFailure(run.executionId, 500, { ...WORKER_LOST, failedBlock: null }), { status: 500, headers });
@@ -261,6 +262,8 @@ export async function handleExecute(c: Context, services: RunServices): Promise<
     // A short lease, renewed while the run is alive (runAdmitted), so a retry of a request whose
     // instance died is answered within it (async runs are leased by the worker that claims them).
     p_lease_seconds: SYNC_LEASE_SECONDS,
+    // A valid traceparent makes the run join the caller's trace; otherwise it starts its own.
+    p_trace: incomingTrace(c.req.raw.headers),
   })) as AdmitAnswer;
 
   if (answer.outcome === "refused") throw refusalError(answer);

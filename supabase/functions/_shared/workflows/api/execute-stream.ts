@@ -90,7 +90,7 @@ export function streamRun(options: StreamedRun): Response {
   const work = async () => {
     try {
       const result = await runWorkflow({
-        workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, timeoutMs: options.timeoutMs,
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, trace: run.trace, timeoutMs: options.timeoutMs,
         signal: options.lease ? AbortSignal.any([writer.signal, options.lease.signal]) : writer.signal, services: { files }, onChunk, onBlockComplete,
         durable: options.outcomes,
       });

@@ -69,7 +69,7 @@ export async function handleManualRun(c: Context, services: RunServices): Promis
     let result;
     try {
       result = await runWorkflow({
-        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, signal: AbortSignal.any([request.signal, watched.signal]),
+        workflow: prepared.compiled, trigger, env: prepared.env, executionId: answer.executionId, account: answer.workflow.billingAccountId, trace: answer.trace, signal: AbortSignal.any([request.signal, watched.signal]),
         timeoutMs: Math.min(body.timeoutMs ?? services.syncTimeoutMs, services.syncTimeoutMs), services: { files },
       });
     } catch (error) {

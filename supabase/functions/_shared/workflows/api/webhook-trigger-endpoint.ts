@@ -30,6 +30,7 @@ import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { refusalError } from "./refusals.ts";
 import type { RunServices } from "./run-services.ts";
 import { MAX_EXECUTE_BODY_BYTES } from "./schemas.ts";
+import { incomingTrace } from "../tracing/trace-context.ts";
 
 /** What webhook_trigger_target answers for a registered path. */
 interface WebhookTarget {
@@ -112,6 +113,7 @@ export async function handleWebhookTrigger(c: Context, services: RunServices): P
     p_input: body,
     p_idempotency_key: delivery === null ? null : `webhook:${delivery}`,
     p_request_hash: delivery === null ? null : await requestHash(body, "async"),
+    p_trace: incomingTrace(c.req.raw.headers),
   })) as AdmitAnswer;
   if (answer.outcome === "refused") throw refusalError(answer);
   const headers: Record<string, string> = { "X-Execution-Id": answer.executionId };

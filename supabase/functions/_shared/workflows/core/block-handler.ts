@@ -36,6 +36,11 @@ export interface BlockRun<Input> {
    * endpoint sends it as an SSE chunk `{blockId, chunk}`, secrets masked. A no-op when nobody listens.
    */
   emitChunk(chunk: string): void;
+  /**
+   * The `traceparent` (and `tracestate`) headers naming this block instance's span, for the
+   * outbound calls it makes (docs/tracing.md); empty when the run has no trace ids.
+   */
+  traceHeaders(): Record<string, string>;
   /** Reports a model call's tokens, for the run's cost. */
   recordModelUsage(usage: ModelUsage): void;
   /** True in a durable (async) run, where `pause` may park the run for up to 30 days (executor/durable.ts). */

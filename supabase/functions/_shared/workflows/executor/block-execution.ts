@@ -19,6 +19,7 @@ import { tokensOf } from "./run-references.ts";
 import type { Frame, Outcome, Run, ScopeRunner } from "./run-state.ts";
 import { closeSpan, notify, openBlockSpan } from "./trace-spans.ts";
 import { asRecord } from "../core/values.ts";
+import { blockSpanId, traceHeaders } from "../tracing/trace-context.ts";
 
 function toBlockError(node: CompiledNode, error: unknown): BlockError {
   if (error instanceof BlockError) return error;
@@ -99,6 +100,7 @@ function runHandler(run: Run, node: CompiledNode, frame: Frame, input: unknown, 
     trigger: node === run.triggerNode ? run.trigger : null,
     targetsOf: (handle) => node.targets.get(handle) ?? [],
     emitChunk: (chunk) => chunks.emit(chunk),
+    traceHeaders: () => (run.trace ? traceHeaders(run.trace.traceId, blockSpanId(run.trace.spanId, `${node.id}${frame.key}`), run.trace.traceState) : {}),
     recordModelUsage: (reported) => {
       run.modelUsage.push({ ...reported });
       usage.push({ ...reported });

@@ -20,6 +20,7 @@ import { runScope } from "./scheduling.ts";
 import { syncRunTimeoutMs } from "./time-budget.ts";
 import { budgetContext, budgetTrace } from "./trace-budget.ts";
 import { chooseTrigger } from "./trigger-choice.ts";
+import type { RunTrace } from "../tracing/trace-context.ts";
 
 /** Parses and compiles a state once, to run it many times (graph.ts). */
 export { compileWorkflow };
@@ -41,6 +42,8 @@ export interface ExecuteOptions {
   services?: Partial<ExecutorServices>;
   /** What each block type does: blocks/handlers.ts's registry, which runs/run-workflow.ts passes in. */
   handlers: BlockHandlers<HandledBlockType>;
+  /** The run's trace ids (admit's or claim's `trace`): outbound calls then carry a `traceparent` naming their block's span. */
+  trace?: RunTrace | null;
   /** Called as each block (not iteration) finishes, with secrets masked; errors thrown by it are ignored. */
   onBlockComplete?: (span: TraceSpan) => void;
   /** Called with each piece of text a block streams (`BlockRun.emitChunk`), tagged with its block id, secrets masked; errors thrown by it are ignored. */
@@ -91,6 +94,7 @@ export async function executeWorkflow(options: ExecuteOptions): Promise<Executio
     options.onChunk,
   );
   run.account = options.account ?? null;
+  run.trace = options.trace ?? null;
   if (options.durable) {
     run.replay = new Replay(options.durable);
     for (const [name, value] of Object.entries(run.replay.variables ?? {})) run.variables.set(name, value);

@@ -14,6 +14,7 @@ import type { Replay } from "./replay.ts";
 import type { CompiledNode, CompiledScope, CompiledWorkflow, ScopePlan } from "./graph.ts";
 import { inputTexts, secretRedactor, type Redactor } from "./redaction.ts";
 import type { TokenSource } from "../core/resolver.ts";
+import type { RunTrace } from "../tracing/trace-context.ts";
 
 /** Where the context reports each choosing block type's decisions: one entry per group, even when none ran. */
 const DECISION_GROUPS = [...new Set(BLOCK_SPECS.flatMap((spec) => ("choice" in spec && spec.choice ? [spec.choice.decisionGroup ?? spec.type] : [])))];
@@ -96,6 +97,8 @@ export class Run {
   replay: Replay | null = null;
   /** The billing account the run is charged to: the sandbox shares its threads fairly between accounts. */
   account: string | null = null;
+  /** The run's trace ids, for the `traceparent` of its outbound calls (tracing/trace-context.ts); null when none were given. */
+  trace: RunTrace | null = null;
   private readonly secrets: Set<string>;
   /** Streams need no holding back when no secret is longer than one character. */
   private longestSecret = 0;

@@ -71,7 +71,7 @@ async function runClaimed(services: WorkerServices, run: RunPayload, leaseSecond
     const files = services.files({ workspaceId: run.workflow.workspaceId, workflowId: run.workflow.id, executionId: run.executionId });
     const durable = durabilityOf(services.call, run, services.parkAfterMs, onLost);
     const result = await runWorkflow({
-      workflow: prepared.compiled, trigger: triggerOf(run), env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, signal: controller.signal,
+      workflow: prepared.compiled, trigger: triggerOf(run), env: prepared.env, executionId: run.executionId, account: run.workflow.billingAccountId, trace: run.trace, signal: controller.signal,
       timeoutMs: Math.max(1_000, Math.min(services.runTimeoutMs, deadline - Date.now())), services: { files }, durable,
     });
     if (result.status === "parked") {

@@ -3,6 +3,7 @@
  * ours and its answers are built by jsonb_build_object, so they are read as typed, not re-validated
  * on every request (that costs the hot path more than the call itself).
  */
+import type { RunTrace } from "../tracing/trace-context.ts";
 import type { Checkpoint } from "../executor/replay.ts";
 import type { ValidationIssue } from "../state/issues.ts";
 
@@ -53,6 +54,8 @@ export interface RunPayload {
   checkpoints?: Checkpoint[];
   /** A re-run's original run. */
   rerunOf?: string;
+  /** The run's trace ids (docs/tracing.md); absent only from answers made before runs had them. */
+  trace?: RunTrace;
   /** A fromBlock re-run's block (null for a whole re-run). */
   fromBlock?: string | null;
 }

@@ -33,6 +33,7 @@ import { sendChatCode } from "./chat-code-mail.ts";
 import { pageHeaders, pageNonce, renderChatPage, renderMissingChatPage } from "./chat-page.ts";
 import { CHAT_IDENTIFIER, chatCodeRequestSchema, chatCodeSchema, chatLoginSchema, chatMessageSchema, MAX_CHAT_BODY_BYTES } from "./chat-schemas.ts";
 import { clearedCookie, readSession, SESSION_SECONDS, sessionCookie, signSession, type SessionState } from "./chat-session.ts";
+import { incomingTrace } from "../../tracing/trace-context.ts";
 
 /** A chat as chat_target answers it. */
 interface ChatTarget {
@@ -203,6 +204,7 @@ export async function handleChatMessage(c: Context, services: RunServices): Prom
     p_message: message.message,
     p_conversation_id: conversationId,
     p_lease_seconds: Math.ceil(timeoutMs / 1000) + 60,
+    p_trace: incomingTrace(request.headers),
   })) as ChatAdmitted | Refusal;
   if (answer.outcome === "refused") throw sessionRefusal(state, answer) ?? chatRefusal(answer);
   const run = answer;

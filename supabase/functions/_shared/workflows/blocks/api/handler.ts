@@ -13,6 +13,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_OUTBOUND_TIMEOUT_MS } from "../../o
 import type { BlockHandler } from "../../core/block-handler.ts";
 import { MAX_API_BLOCK_TIMEOUT_MS, type ApiInput } from "./config.ts";
 import { apiSecrets, buildApiRequest } from "./request.ts";
+import { tracedFetch } from "../../outbound/traced-fetch.ts";
 
 /** What an answer becomes in the output. */
 interface Answer {
@@ -58,9 +59,11 @@ export const apiHandler: BlockHandler<ApiInput> = {
   async execute(run): Promise<BlockOutput> {
     const input = run.input;
     const request = buildApiRequest(input);
+    // The workflow's own traceparent header, when it sets one, is the one sent.
+    const fetch = tracedFetch(run.services.outbound.fetch, run.traceHeaders());
     const { last, attempts } = await runWithRetries(policyOf(input), { deadline: run.deadline, signal: run.signal, sleep: (ms, signal) => run.services.clock.sleep(ms, signal) }, async (): Promise<AttemptOutcome<Answer>> => {
       try {
-        const response = await run.services.outbound.fetch(request.url, {
+        const response = await fetch(request.url, {
           method: request.method,
           headers: request.headers,
           body: request.body,

@@ -15,6 +15,7 @@ import { preview } from "../../core/values.ts";
 import { qdrantRequest, type QdrantTarget } from "../../outbound/qdrant.ts";
 import type { BlockHandler, BlockRun } from "../../core/block-handler.ts";
 import { MAX_SEARCH_LIMIT, RETURN_DATA, type VectordbInput } from "./config.ts";
+import { tracedFetch } from "../../outbound/traced-fetch.ts";
 
 type ReturnData = (typeof RETURN_DATA)[number];
 
@@ -106,7 +107,7 @@ export async function runVectorTool(run: BlockRun<VectordbInput>): Promise<Block
     url: text(input, "url"),
     collection: text(input, "collection"),
     ...(typeof input.apiKey === "string" && input.apiKey !== "" ? { apiKey: input.apiKey } : {}),
-    fetch: run.services.outbound.fetch,
+    fetch: tracedFetch(run.services.outbound.fetch, run.traceHeaders()),
     signal: run.signal,
     deadline: run.deadline,
     sleep: (ms, signal) => run.services.clock.sleep(ms, signal),

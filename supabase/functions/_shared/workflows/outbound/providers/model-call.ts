@@ -10,6 +10,7 @@ import type { ModelCost } from "../model-cost.ts";
 import type { ChatAnswer, ChatProvider, ChatRequest } from "./chat.ts";
 import { CHAT_PROVIDERS } from "./index.ts";
 import { PROVIDER_NAMES, providerOfModel, type ProviderName } from "./settings.ts";
+import { tracedFetch } from "../traced-fetch.ts";
 
 /** How a block names its model and, optionally, its own key and endpoint. */
 export interface ModelChoice {
@@ -73,7 +74,7 @@ export class MeteredModel {
     try {
       answer = await this.provider.send(
         { ...request, model: this.model },
-        { baseUrl: this.baseUrl, apiKey: this.apiKey, fetch: this.run.services.outbound.fetch, signal: this.run.signal, deadline: this.run.deadline, sleep: (ms, signal) => this.run.services.clock.sleep(ms, signal) },
+        { baseUrl: this.baseUrl, apiKey: this.apiKey, fetch: tracedFetch(this.run.services.outbound.fetch, this.run.traceHeaders()), signal: this.run.signal, deadline: this.run.deadline, sleep: (ms, signal) => this.run.services.clock.sleep(ms, signal) },
       );
     } catch (error) {
       // A provider echoing the platform's key must not hand it to the workflow's author.

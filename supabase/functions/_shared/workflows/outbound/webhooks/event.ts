@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { signatureHeader } from "./signing.ts";
+import { traceHeaders } from "../../tracing/trace-context.ts";
 
 /** The one event type delivered. */
 export const EVENT_TYPE = "workflow.execution.completed";
@@ -22,6 +23,8 @@ export const claimedDelivery = z.object({
   secret: z.string().nullable(),
   data: z.record(z.string(), z.unknown()),
   links: z.object({ log: z.string(), execution: z.string() }),
+  /** The run's trace and root span, for the `traceparent` header (docs/tracing.md). */
+  trace: z.object({ traceId: z.string(), spanId: z.string() }).optional(),
 });
 
 /** A claimed delivery. */
@@ -37,12 +40,15 @@ export interface SignedEvent {
   deliveryId: string;
   secret: string | null;
   type?: string;
+  /** The trace the event belongs to: its `traceparent` names that span (a completed run's root span). */
+  trace?: { traceId: string; spanId: string };
 }
 
 /**
  * The headers of an attempt (spec, Events; decisions item 7): the event, the attempt's timestamp,
  * the delivery id twice (service-delivery-id and Idempotency-Key, the same on every attempt), and
- * the signature over `body` when the subscription has a secret. Alerts are sent with the same
+ * the signature over `body` when the subscription has a secret, and the run's `traceparent` when the
+ * event names a run's trace. Alerts are sent with the same
  * headers, under their own type.
  */
 export async function eventHeaders(delivery: SignedEvent, timestamp: number, body: Uint8Array): Promise<Record<string, string>> {
@@ -55,5 +61,6 @@ export async function eventHeaders(delivery: SignedEvent, timestamp: number, bod
     "idempotency-key": delivery.deliveryId,
   };
   if (delivery.secret !== null) headers["service-signature"] = await signatureHeader(delivery.secret, timestamp, body);
+  if (delivery.trace) Object.assign(headers, traceHeaders(delivery.trace.traceId, delivery.trace.spanId));
   return headers;
 }
