@@ -67,6 +67,8 @@ export interface Refusal {
   rateLimit?: RateLimitState | null;
   usage?: UsageState;
   executionId?: string;
+  /** On a concurrency 429: the limit reached, and the flow-control key when it was the key's. */
+  concurrency?: { limit: number; key?: string };
 }
 
 /** A repeated Idempotency-Key, answered from the first execution. */
