@@ -4,7 +4,7 @@
 -- is refused 429 CONCURRENCY_KEY_LIMIT_EXCEEDED and an async run waits, while other keys are not held
 -- back; among a key's waiters the higher priority starts first.
 begin;
-select plan(33);
+select plan(39);
 
 create function pg_temp.codes(p_state jsonb) returns text[] language sql as $$
   select coalesce(array_agg((i ->> 'code') || ' ' || coalesce(i ->> 'field', '') order by i ->> 'field'), '{}')
@@ -117,6 +117,18 @@ select ok(not pg_temp.waiting('a3') and pg_temp.waiting('a2'), 'the waiter with 
 select is(pg_temp.key_in_use('a'), 1, 'taking the key''s one slot');
 select is(public.finish_workflow_run(pg_temp.run('a3'), 'completed') ->> 'outcome', 'finished', 'When it ends too');
 select ok(not pg_temp.waiting('a2') and (pg_temp.row('a2')).queue_message_id is not null, 'the lower-priority waiter starts');
+
+-- A parked run gives its key's slot back and needs it again to resume.
+select ok(pg_temp.run('a2')::text in (select x ->> 'executionId' from jsonb_array_elements(public.claim_workflow_runs(10, 60) -> 'runs') x), 'A worker claims it');
+select is(public.park_workflow_run(pg_temp.run('a2'), 1, now() + interval '1 hour') ->> 'parked', 'true', 'It parks at a Wait');
+select is(pg_temp.key_in_use('a'), 0, 'giving its key''s slot back');
+select is(pg_temp.admit('a4', 'async', '{"account": "a"}') ->> 'waiting', 'false', 'so a new run of key "a" starts meanwhile');
+update public.workflow_executions set parked_until = now(), lease_expires_at = now() where id = pg_temp.run('a2');
+select pgmq.set_vt('workflow_runs', (pg_temp.row('a2')).queue_message_id, 0);
+select ok(not pg_temp.run('a2')::text in (select x ->> 'executionId' from jsonb_array_elements(public.claim_workflow_runs(10, 60) -> 'runs') x),
+  'When it is due, it does not resume over its key''s limit');
+select is((select scope from workflows_private.run_waiters where execution_id = pg_temp.run('a2')), 'key:c4350000-0000-4000-8000-000000000001:a',
+  'it waits behind its key instead');
 
 select * from finish();
 rollback;
