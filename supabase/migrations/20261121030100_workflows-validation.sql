@@ -343,6 +343,7 @@ declare
   v_reach jsonb;
   v_size bigint;
   v_count bigint;
+  v_text text;
 begin
   -- Caps first (docs/workflow-limits.md): past one, only the cap is reported and nothing else is looked at,
   -- so the answer comes at once instead of after validating for longer than a save may take.
@@ -680,6 +681,27 @@ begin
           format('%s reads "%s", which does not run before this block (connect it upstream)', v_row.raw, v_blocks -> v_target_key ->> 'name'));
       end if;
     end loop;
+  end loop;
+
+  -- Flow control (docs/flow-control.md): admission resolves the key and priority in Postgres over
+  -- the trigger's input alone, before any block has run, so they may reference nothing else.
+  for v_field, v_text in
+    select f.field, f.template from (values
+      ('settings.flowControl.concurrency.key', p_state #>> '{settings,flowControl,concurrency,key}'),
+      ('settings.flowControl.priority', case when jsonb_typeof(p_state #> '{settings,flowControl,priority}') = 'string' then p_state #>> '{settings,flowControl,priority}' end)
+    ) f(field, template)
+    where f.template is not null
+  loop
+    for v_row in select r.head, r.raw from workflows_private.references_in(v_text) r where r.head not in ('api', 'webhook', 'schedule', 'chat', 'manual', 'input') loop
+      v_issues := v_issues || workflows_private.issue('invalid_flow_control',
+        format('%s : flow control reads only the trigger''s input, as <input.field> (or <api.field>, <webhook.field>, <schedule.field>, <chat.field>, <manual.field>)', v_row.raw),
+        null, null, null, v_field);
+    end loop;
+    if v_field = 'settings.flowControl.priority' and not exists (select 1 from workflows_private.references_in(v_text) r where r.raw = btrim(v_text)) then
+      v_issues := v_issues || workflows_private.issue('invalid_flow_control',
+        format('"%s" : a priority is a number from 0 to 100 or one reference to a field of the trigger''s input, such as <input.priority>', v_text),
+        null, null, null, v_field);
+    end if;
   end loop;
   return v_issues;
 end;

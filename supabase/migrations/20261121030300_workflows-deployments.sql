@@ -151,7 +151,8 @@ comment on function workflows_private.diff_block(text, jsonb) is 'The id, name a
  * Structural difference between two workflow states, `p_from` → `p_to`: blocks added, removed and
  * changed (which of type, name and enabled changed, and which config keys), edges added and
  * removed (an edge is its source, target and handle; ids and layout are ignored), and loops and
- * parallels added, removed or changed (which settings). `identical` when nothing differs.
+ * parallels added, removed or changed (which settings), and which parts of the flow control
+ * (`settings.changed`, e.g. ["flowControl.concurrency"]). `identical` when nothing differs.
  */
 create function workflows_private.diff_states(p_from jsonb, p_to jsonb)
 returns jsonb
@@ -231,18 +232,30 @@ as $$
         where s.old -> key is distinct from s.new -> key order by key collate "C"
       )))) filter (where s.old is not null and s.new is not null and s.old <> s.new), '[]'::jsonb) as changed
     from subflows s
+  ),
+  settings_changed as (
+    -- Flow control (settings.flowControl): which of its parts differ, as "flowControl.<part>".
+    select coalesce(jsonb_agg('flowControl.' || k.key order by k.key collate "C"), '[]'::jsonb) as list
+    from (
+      select jsonb_object_keys(coalesce(p_from #> '{settings,flowControl}', '{}'::jsonb)) as key
+      union
+      select jsonb_object_keys(coalesce(p_to #> '{settings,flowControl}', '{}'::jsonb))
+    ) k
+    where p_from #> array['settings', 'flowControl', k.key] is distinct from p_to #> array['settings', 'flowControl', k.key]
   )
   select jsonb_build_object(
     'blocks', jsonb_build_object('added', blocks_added.list, 'removed', blocks_removed.list, 'changed', blocks_changed.list),
     'edges', jsonb_build_object('added', edges_added.list, 'removed', edges_removed.list),
     'subflows', jsonb_build_object('added', subflow_changes.added, 'removed', subflow_changes.removed, 'changed', subflow_changes.changed),
+    'settings', jsonb_build_object('changed', settings_changed.list),
     'identical', blocks_added.list = '[]' and blocks_removed.list = '[]' and blocks_changed.list = '[]'
       and edges_added.list = '[]' and edges_removed.list = '[]'
       and subflow_changes.added = '[]' and subflow_changes.removed = '[]' and subflow_changes.changed = '[]'
+      and settings_changed.list = '[]'
   )
-  from blocks_added, blocks_removed, blocks_changed, edges_added, edges_removed, subflow_changes;
+  from blocks_added, blocks_removed, blocks_changed, edges_added, edges_removed, subflow_changes, settings_changed;
 $$;
-comment on function workflows_private.diff_states(jsonb, jsonb) is 'Structural diff of two workflow states: blocks, edges, loops and parallels added, removed and changed.';
+comment on function workflows_private.diff_states(jsonb, jsonb) is 'Structural diff of two workflow states: blocks, edges, loops and parallels added, removed and changed, and flow-control parts changed.';
 
 /**
  * Compares a snapshot with the draft, or with another snapshot: `p_version` (default: the active

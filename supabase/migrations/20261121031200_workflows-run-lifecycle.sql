@@ -303,7 +303,9 @@ comment on function workflows_private.bill_threshold_if_due(workflows_private.ac
  *   8. the account's concurrent runs (…034000_workflows-concurrency.sql): a sync run takes a slot or
  *      is refused (429 CONCURRENCY_LIMIT_EXCEEDED with retryAfter, checked before 6 and 7 so a
  *      refused run spends nothing); an async run takes one or waits (admitted, without a queue
- *      message, as a waiter that a release starts).
+ *      message, as a waiter that a release starts). The same for the concurrency key of the
+ *      workflow's flow control (…034100_workflows-flow-control.sql), resolved over the trigger's
+ *      input, with 429 CONCURRENCY_KEY_LIMIT_EXCEEDED; its priority ranks the run among waiters.
  * Then it records the run (`running` for sync, `queued` and sent to the queue for async), with its
  * input whatever the mode (re-runs need it), charges the base price to the account's open period and
  * returns the run. Arguments the edge function should have validated (trigger, mode, lease) raise 22023.
@@ -367,6 +369,9 @@ declare
   v_scopes text[];
   v_limits integer[];
   v_blocked text;
+  v_flow jsonb;
+  v_flow_key text;
+  v_priority smallint;
 begin
   if p_trigger is null or p_trigger not in ('manual', 'api', 'webhook', 'schedule', 'chat')
     or p_mode is null or p_mode not in ('sync', 'async') or (p_trigger = 'manual' and p_mode <> 'sync')
@@ -400,8 +405,8 @@ begin
   select w.name, w.workspace_id, ws.billing_account_id, m.role,
     case when d.id is not null then jsonb_build_object('id', d.id, 'version', d.version)
       || case when p_mode = 'async' or d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end end,
-    coalesce(ev.version, 0)
-  into v_workflow_name, v_workspace, v_account, v_role, v_deployment, v_environment_version
+    coalesce(ev.version, 0), d.flow_control
+  into v_workflow_name, v_workspace, v_account, v_role, v_deployment, v_environment_version, v_flow
   from public.workflows w
   join public.workspaces ws on ws.id = w.workspace_id
   left join public.workspace_members m on m.workspace_id = w.workspace_id and m.user_id = coalesce(v_key.user_id, p_user_id)
@@ -443,8 +448,9 @@ begin
     end if;
     v_input := coalesce(p_input, v_original.input);
     select jsonb_build_object('id', d.id, 'version', d.version)
-      || case when d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end
-    into v_deployment
+      || case when d.id = any(p_cached_deployment_ids) then '{}'::jsonb else jsonb_build_object('state', d.state) end,
+      d.flow_control
+    into v_deployment, v_flow
     from public.workflow_deployments d where d.id = v_original.deployment_id and d.workflow_id = v_workflow_id;
     if v_deployment is null then
       return workflows_private.refusal(410, 'DEPLOYMENT_GONE',
@@ -452,6 +458,7 @@ begin
     end if;
   elsif p_trigger = 'manual' then
     v_snapshot := workflows_private.draft_snapshot(p_workflow_id);
+    v_flow := v_snapshot.state #> '{settings,flowControl}';
   elsif v_deployment is null then
     return workflows_private.refusal(403, 'NOT_DEPLOYED', format('Workflow "%s" is not deployed: deploy it before running it from a trigger', v_workflow_name));
   end if;
@@ -470,13 +477,24 @@ begin
     end if;
   end if;
 
-  -- 8. for a sync run: a slot, or 429 before anything is spent.
-  select s.scopes, s.limits into v_scopes, v_limits from workflows_private.run_scopes(v_account) s;
+  -- 8. for a sync run: a slot (of the account, and of the flow control's key), or 429 before
+  -- anything is spent. The key and priority are resolved over the trigger's input (…034100).
+  if v_flow ? 'concurrency' then
+    v_flow_key := workflows_private.resolve_flow_template(v_flow #>> '{concurrency,key}', v_input);
+  end if;
+  v_priority := workflows_private.resolve_flow_priority(v_flow -> 'priority', v_input);
+  select s.scopes, s.limits into v_scopes, v_limits
+  from workflows_private.run_scopes(v_account, v_workflow_id, v_flow_key, (v_flow #>> '{concurrency,limit}')::integer) s;
   if p_mode = 'sync' then
     v_blocked := workflows_private.acquire_slots(v_scopes, v_limits);
     if v_blocked is not null then
       if p_idempotency_key is not null then
         delete from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.execution_id = v_execution_id;
+      end if;
+      if v_blocked like 'key:%' then
+        return workflows_private.refusal(429, 'CONCURRENCY_KEY_LIMIT_EXCEEDED',
+          format('Concurrency limit reached for key "%s": this workflow runs at most %s runs of one key at once; retry when one has finished', v_flow_key, v_limits[2]),
+          jsonb_build_object('retryAfter', 1, 'concurrency', jsonb_build_object('key', v_flow_key, 'limit', v_limits[2])));
       end if;
       return workflows_private.refusal(429, 'CONCURRENCY_LIMIT_EXCEEDED',
         format('Concurrency limit reached: this workspace''s billing account runs at most %s runs at once; retry when one has finished', v_limits[1]),
@@ -521,7 +539,8 @@ begin
     insert into public.workflow_executions (
       id, workspace_id, workflow_id, billing_account_id, deployment_id, deployment_version, snapshot_id, trigger, mode, status,
       api_key_id, triggered_by, input, created_at, started_at, lease_expires_at, attempt, queue_message_id, cost_total,
-      trigger_block_id, rerun_of, rerun_from_block, trace_id, trace_parent_span_id, trace_state
+      trigger_block_id, rerun_of, rerun_from_block, trace_id, trace_parent_span_id, trace_state,
+      concurrency_key, concurrency_key_limit, priority
     ) values (
       v_execution_id, v_workspace, v_workflow_id, v_account, (v_deployment ->> 'id')::uuid, (v_deployment ->> 'version')::integer,
       v_snapshot.id, coalesce(v_original.trigger, p_trigger::public.workflow_trigger), p_mode::public.workflow_run_mode,
@@ -532,7 +551,8 @@ begin
       v_now + case when p_mode = 'sync' then make_interval(secs => p_lease_seconds) else interval '24 hours' end,
       case when p_mode = 'sync' then 1 else 0 end, v_message_id, (v_spend.meter).execution_charge,
       v_original.trigger_block_id, p_rerun_of, p_rerun_from_block,
-      coalesce(p_trace ->> 'traceId', workflows_private.new_trace_id()), p_trace ->> 'parentSpanId', p_trace ->> 'traceState'
+      coalesce(p_trace ->> 'traceId', workflows_private.new_trace_id()), p_trace ->> 'parentSpanId', p_trace ->> 'traceState',
+      v_flow_key, case when v_flow_key is not null then v_limits[2] end, v_priority
     )
     returning *
   ),
@@ -545,7 +565,7 @@ begin
   if v_blocked is null then
     insert into workflows_private.run_slots (execution_id, scopes, acquired_at) values (v_execution_id, v_scopes, v_now);
   else
-    perform workflows_private.file_waiter(v_execution_id, v_blocked, v_scopes, v_limits, 0, v_now);
+    perform workflows_private.file_waiter(v_execution_id, v_blocked, v_scopes, v_limits, v_priority, v_now);
   end if;
   if (v_spend.meter).bills_overage then
     perform workflows_private.bill_threshold_if_due(v_spend.meter, v_now);

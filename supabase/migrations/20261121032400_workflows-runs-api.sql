@@ -64,9 +64,11 @@ comment on function workflows_private.run_state(public.workflow_run_status, time
  * whole cost object, `error` (run_error), `output` (run_final_output), `paused`, `cancellation` and
  * `blocks`.
  *
- * `concurrency` is {waiting, waitingSince, waited, waitedMs}: whether the run waits now for a
- * concurrency slot (…034000_workflows-concurrency.sql) and since when, whether it ever waited, and
- * how long all its waits took together.
+ * `concurrency` is {waiting, waitingSince, waited, waitedMs, key, keyLimit, priority}: whether the
+ * run waits now for a concurrency slot (…034000_workflows-concurrency.sql) and since when, whether
+ * it ever waited, how long all its waits took together, and what the workflow's flow control gave it
+ * (…034100_workflows-flow-control.sql): its resolved concurrency key (null without one), that key's
+ * limit, and its priority.
  *
  * `cancellation` is null unless a cancellation was asked for: {at, by {apiKeyId, apiKeyName, userId},
  * reason}, kept even when the run ended otherwise before it could stop (its status says so).
@@ -103,7 +105,8 @@ begin
     'rerunFromBlock', p_run.rerun_from_block,
     'attempt', p_run.attempt,
     'concurrency', jsonb_build_object('waiting', p_run.waiting_since is not null, 'waitingSince', p_run.waiting_since,
-      'waited', p_run.waited_ms > 0 or p_run.waiting_since is not null, 'waitedMs', p_run.waited_ms),
+      'waited', p_run.waited_ms > 0 or p_run.waiting_since is not null, 'waitedMs', p_run.waited_ms,
+      'key', p_run.concurrency_key, 'keyLimit', p_run.concurrency_key_limit, 'priority', p_run.priority),
     'trace', jsonb_build_object('traceId', p_run.trace_id, 'spanId', p_run.trace_span_id, 'parentSpanId', p_run.trace_parent_span_id),
     'cost', coalesce(p_run.cost, workflows_private.run_cost(p_run.cost_total, null)),
     'error', workflows_private.run_error(p_run.status, p_run.error_code, p_run.error_message, p_run.failed_block),

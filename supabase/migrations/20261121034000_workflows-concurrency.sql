@@ -3,8 +3,8 @@
 --
 -- - billing_plans.concurrent_runs (and billing_account_overrides.concurrent_runs): the limit, Free
 --   10, Pro 50, Team 200, Enterprise 1,000.
--- - concurrency_slots: one counter row per scope ('account:<id>'; the flow-control keys of issue
---   32 item 2 are further scopes of the same table). Admission and release update one row under its
+-- - concurrency_slots: one counter row per scope ('account:<id>', and 'key:<workflow id>:<key>' for
+--   the flow-control keys of issue 32 item 2, …034100_workflows-flow-control.sql). Admission and release update one row under its
 --   lock: no count(*) over executions on the hot path.
 -- - run_slots: which scopes a run holds. A run holds its slots while it is queued for a worker or
 --   running; it gives them back when it ends (finish_workflow_run, close_run: completed, failed,
@@ -223,17 +223,19 @@ $$;
 comment on function workflows_private.promote_waiter(text) is 'Starts the next waiter of a scope that can take all its slots (bounded tries); true when one started.';
 
 /**
- * The scopes a run of the billing account needs a slot of, with their limits: today the account's
- * (its concurrent-run limit).
+ * The scopes a run needs a slot of, with their limits, the account's first: the billing account's
+ * (its concurrent-run limit) and, when the workflow's flow control gave the run a concurrency key
+ * (…034100_workflows-flow-control.sql), `key:<workflow id>:<key>` with the workflow's limit.
  */
-create function workflows_private.run_scopes(p_account_id uuid, out scopes text[], out limits integer[])
+create function workflows_private.run_scopes(p_account_id uuid, p_workflow_id uuid, p_key text, p_key_limit integer, out scopes text[], out limits integer[])
 language sql
 stable
 set search_path = ''
 as $$
-  select array['account:' || p_account_id], array[workflows_private.account_concurrency_limit(p_account_id)];
+  select array['account:' || p_account_id] || case when p_key is not null then array['key:' || p_workflow_id || ':' || p_key] else '{}'::text[] end,
+    array[workflows_private.account_concurrency_limit(p_account_id)] || case when p_key is not null then array[p_key_limit] else '{}'::integer[] end;
 $$;
-comment on function workflows_private.run_scopes(uuid) is 'The concurrency scopes (and limits) a run of the account needs a slot of.';
+comment on function workflows_private.run_scopes(uuid, uuid, text, integer) is 'The concurrency scopes (and limits) a run needs a slot of: its account''s, and its concurrency key''s when it has one.';
 
 /**
  * Files a run that has no queue message as a waiter under `p_scope`, the full one of `p_scopes`:
@@ -274,7 +276,8 @@ declare
   v_limits integer[];
   v_blocked text;
 begin
-  select s.scopes, s.limits into v_scopes, v_limits from workflows_private.run_scopes(p_run.billing_account_id) s;
+  select s.scopes, s.limits into v_scopes, v_limits
+  from workflows_private.run_scopes(p_run.billing_account_id, p_run.workflow_id, p_run.concurrency_key, p_run.concurrency_key_limit) s;
   v_blocked := workflows_private.acquire_slots(v_scopes, v_limits);
   if v_blocked is null then
     insert into workflows_private.run_slots (execution_id, scopes, acquired_at) values (p_run.id, v_scopes, p_now)
@@ -284,7 +287,7 @@ begin
   if p_message_id is not null then
     perform pgmq.delete('workflow_runs', p_message_id);
   end if;
-  perform workflows_private.file_waiter(p_run.id, v_blocked, v_scopes, v_limits, 0, p_now);
+  perform workflows_private.file_waiter(p_run.id, v_blocked, v_scopes, v_limits, p_run.priority, p_now);
   return false;
 end;
 $$;
@@ -332,7 +335,7 @@ revoke execute on function
   workflows_private.acquire_slots(text[], integer[]),
   workflows_private.release_slots(uuid),
   workflows_private.promote_waiter(text),
-  workflows_private.run_scopes(uuid),
+  workflows_private.run_scopes(uuid, uuid, text, integer),
   workflows_private.file_waiter(uuid, text, text[], integer[], double precision, timestamptz),
   workflows_private.take_slots_or_wait(public.workflow_executions, bigint, timestamptz),
   workflows_private.repair_slots()

@@ -140,7 +140,7 @@ select is(pg_temp.detail('broke') -> 'error', '{"code": "BLOCK_FAILED", "message
 select is(pg_temp.detail('broke') -> 'output', 'null'::jsonb, 'and its output is null');
 select is(pg_temp.detail('done') - 'runId' - 'createdAt' - 'startedAt' - 'endedAt' - 'durationMs' - 'cost' - 'trace',
   '{"workflowId": "af100000-0000-4000-8000-000000000001", "status": "completed", "trigger": "webhook", "mode": "sync", "deploymentVersion": 1,
-    "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "attempt": 1, "error": null, "output": {"answer": 42}, "paused": null, "concurrency": {"waiting": false, "waitingSince": null, "waited": false, "waitedMs": 0}, "cancellation": null,
+    "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "attempt": 1, "error": null, "output": {"answer": 42}, "paused": null, "concurrency": {"waiting": false, "waitingSince": null, "waited": false, "waitedMs": 0, "key": null, "keyLimit": null, "priority": 0}, "cancellation": null,
     "blocks": [{"blockId": "done", "name": "Done", "status": "success"}]}'::jsonb,
   'A completed run shows its deployment version, input (sync runs keep theirs too), output and the blocks that ran');
 select is((pg_temp.detail('parked') -> 'paused') - 'pausedAt',
@@ -150,7 +150,7 @@ select is(pg_temp.detail('parked') -> 'blocks', '[{"blockId": "hook", "name": "H
   'and shows the blocks it completed before it parked');
 select is(pg_temp.detail('queued') - 'runId' - 'createdAt' - 'cost' - 'trace',
   '{"workflowId": "af100000-0000-4000-8000-000000000001", "status": "queued", "trigger": "webhook", "mode": "async", "deploymentVersion": 1,
-    "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "startedAt": null, "endedAt": null, "durationMs": null, "attempt": 0, "error": null, "output": null, "paused": null, "concurrency": {"waiting": false, "waitingSince": null, "waited": false, "waitedMs": 0}, "cancellation": null, "blocks": []}'::jsonb,
+    "input": {"order": 7}, "rerunOf": null, "rerunFromBlock": null, "startedAt": null, "endedAt": null, "durationMs": null, "attempt": 0, "error": null, "output": null, "paused": null, "concurrency": {"waiting": false, "waitingSince": null, "waited": false, "waitedMs": 0, "key": null, "keyLimit": null, "priority": 0}, "cancellation": null, "blocks": []}'::jsonb,
   'A queued run shows the input it will run with');
 select is(pg_temp.detail('running') -> 'deploymentVersion', 'null'::jsonb, 'A manual run ran the draft: no deployment version');
 

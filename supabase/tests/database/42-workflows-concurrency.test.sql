@@ -75,7 +75,8 @@ select is(pg_temp.admit('async 1', 'async') - array['createdAt', 'executionId', 
 select ok(pg_temp.waiting('async 1') and not pg_temp.has_message('async 1'), 'It waits without a queue message, so no worker takes it');
 select is((pg_temp.row('async 1')).waiting_since, now(), 'and the run says since when it waits');
 select is(workflows_private.run_detail(pg_temp.row('async 1')) -> 'concurrency',
-  jsonb_build_object('waiting', true, 'waitingSince', now(), 'waited', true, 'waitedMs', 0), 'The runs API shows it waiting');
+  jsonb_build_object('waiting', true, 'waitingSince', now(), 'waited', true, 'waitedMs', 0, 'key', null, 'keyLimit', null, 'priority', 0),
+  'The runs API shows it waiting (no flow-control key, priority 0)');
 select is((public.finish_workflow_run(pg_temp.run('sync 1'), 'completed', '{"ok": true}')) ->> 'outcome', 'finished', 'A sync run finishes');
 select ok(not pg_temp.waiting('async 1') and pg_temp.has_message('async 1'), 'and the first waiter starts: out of the waiters, into the queue');
 select is((pg_temp.row('async 1')).queue_message_id, (select q.msg_id from pgmq.q_workflow_runs q where q.message ->> 'executionId' = pg_temp.run('async 1')::text),

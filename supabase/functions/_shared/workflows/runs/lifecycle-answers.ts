@@ -74,6 +74,8 @@ export interface Refusal {
   expiredAt?: string;
   /** And the retention in days that applied. */
   retentionDays?: number;
+  /** On a concurrency 429: the limit reached, and the flow-control key when it was the key's. */
+  concurrency?: { limit: number; key?: string };
 }
 
 /** A repeated Idempotency-Key, answered from the first execution. */

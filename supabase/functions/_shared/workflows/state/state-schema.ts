@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { loopSettingsSchema } from "../blocks/loop/settings.ts";
 import { parallelSettingsSchema } from "../blocks/parallel/settings.ts";
+import { workflowSettingsSchema } from "./flow-control.ts";
 
 /** Edge handle for the error port: followed only when its source block fails. */
 export const ERROR_HANDLE = "error";
@@ -37,13 +38,17 @@ export const edgeSchema = z
   })
   .strict();
 
-/** The whole state. Every part may be omitted and defaults to empty, so `{}` is a valid draft. */
+/**
+ * The whole state. Every part may be omitted and defaults to empty, so `{}` is a valid draft;
+ * `settings` (flow control) stays absent when not given, so states without it read as before.
+ */
 export const workflowStateSchema = z
   .object({
     blocks: z.record(z.string(), blockSchema).default({}),
     edges: z.array(edgeSchema).default([]),
     loops: z.record(z.string(), loopSettingsSchema).default({}),
     parallels: z.record(z.string(), parallelSettingsSchema).default({}),
+    settings: workflowSettingsSchema.optional(),
   })
   .strict();
 
