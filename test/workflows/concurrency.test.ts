@@ -64,7 +64,10 @@ describe("concurrent runs per account", () => {
       select public.admit_workflow_run(p_workflow_id => ${quick}, p_trigger => 'api', p_mode => 'async', p_api_key => ${key},
         p_input => ${racers.json({ n })}) as answer`.then(([row]) => row.answer)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(202));
-    expect(answers.filter((answer) => !answer.waiting).length).toBeLessThanOrEqual(1);
+    // How many start without waiting depends on how fast the first runs finish while the rest are
+    // still being admitted; that some wait is what shows the limit at work, and the intervals below
+    // are the guarantee.
+    expect(answers.some((answer) => answer.waiting)).toBe(true);
     const ids = answers.map((answer) => answer.executionId);
     const runs = await eventually("all 50 runs to complete", () => sql<{ status: string; started_at: Date; ended_at: Date; waited_ms: number }[]>`
       select status::text, started_at, ended_at, waited_ms from public.workflow_executions where id = any(${ids}::uuid[]) order by started_at`,
