@@ -129,14 +129,14 @@ isOneToOne: false
                   ]
                 },"billing_plans": {
                   Row: {
-                    "async_per_minute": number,"bills_overage": boolean,"concurrent_runs": number,"execution_charge": number,"included_usage": number,"logs_per_minute": number,"name": string,"overage_threshold": number,"plan": string,"price_per_seat": boolean,"priority": number,"subscription_price": number,"sync_per_minute": number,"usage_limit": number
+                    "async_per_minute": number,"bills_overage": boolean,"concurrent_runs": number,"execution_charge": number,"included_usage": number,"log_retention_days": number,"logs_per_minute": number,"name": string,"overage_threshold": number,"plan": string,"price_per_seat": boolean,"priority": number,"subscription_price": number,"sync_per_minute": number,"usage_limit": number
                   }
                   ComputedFields: never
                   Insert: {
-                    "async_per_minute": number,"bills_overage"?: boolean,"concurrent_runs"?: number,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute": number,"name": string,"overage_threshold"?: number,"plan": string,"price_per_seat"?: boolean,"priority": number,"subscription_price"?: number,"sync_per_minute": number,"usage_limit": number
+                    "async_per_minute": number,"bills_overage"?: boolean,"concurrent_runs"?: number,"execution_charge"?: number,"included_usage"?: number,"log_retention_days"?: number,"logs_per_minute": number,"name": string,"overage_threshold"?: number,"plan": string,"price_per_seat"?: boolean,"priority": number,"subscription_price"?: number,"sync_per_minute": number,"usage_limit": number
                   }
                   Update: {
-                    "async_per_minute"?: number,"bills_overage"?: boolean,"concurrent_runs"?: number,"execution_charge"?: number,"included_usage"?: number,"logs_per_minute"?: number,"name"?: string,"overage_threshold"?: number,"plan"?: string,"price_per_seat"?: boolean,"priority"?: number,"subscription_price"?: number,"sync_per_minute"?: number,"usage_limit"?: number
+                    "async_per_minute"?: number,"bills_overage"?: boolean,"concurrent_runs"?: number,"execution_charge"?: number,"included_usage"?: number,"log_retention_days"?: number,"logs_per_minute"?: number,"name"?: string,"overage_threshold"?: number,"plan"?: string,"price_per_seat"?: boolean,"priority"?: number,"subscription_price"?: number,"sync_per_minute"?: number,"usage_limit"?: number
                   }
                   Relationships: [
                     
@@ -815,14 +815,14 @@ isOneToOne: false
                   ]
                 },"workflow_executions": {
                   Row: {
-                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_reason": string | null,"cancel_requested_at": string | null,"cancel_requested_by": Json | null,"concurrency_key": string | null,"concurrency_key_limit": number | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"park_attempt": number,"parked_until": string | null,"priority": number,"queue_message_id": number | null,"rerun_from_block": string | null,"rerun_of": string | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans": Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id": string | null,"triggered_by": string | null,"waited_ms": number,"waiting_since": string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id": string | null,"attempt": number,"billing_account_id": string,"cancel_reason": string | null,"cancel_requested_at": string | null,"cancel_requested_by": Json | null,"concurrency_key": string | null,"concurrency_key_limit": number | null,"cost": Json | null,"cost_total": number,"created_at": string,"deployment_id": string | null,"deployment_version": number | null,"duration_ms": number | null,"ended_at": string | null,"error_code": string | null,"error_message": string | null,"failed_block": Json | null,"files": Json | null,"id": string,"input": Json | null,"lease_expires_at": string | null,"level": Database["public"]['Enums']["workflow_log_level"],"max_attempts": number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output": Json | null,"park_attempt": number,"parked_until": string | null,"priority": number,"queue_message_id": number | null,"rerun_from_block": string | null,"rerun_of": string | null,"response": Json | null,"snapshot_id": string | null,"started_at": string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_id": string,"trace_parent_span_id": string | null,"trace_span_id": string,"trace_spans": Json | null,"trace_state": string | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id": string | null,"triggered_by": string | null,"waited_ms": number,"waiting_since": string | null,"workflow_id": string,"workspace_id": string
                   }
                   ComputedFields: never
                   Insert: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"concurrency_key"?: string | null,"concurrency_key_limit"?: number | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"priority"?: number,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"waited_ms"?: number,"waiting_since"?: string | null,"workflow_id": string,"workspace_id": string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id": string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"concurrency_key"?: string | null,"concurrency_key_limit"?: number | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode": Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"priority"?: number,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status": Database["public"]['Enums']["workflow_run_status"],"trace_id"?: string,"trace_parent_span_id"?: string | null,"trace_span_id"?: string,"trace_spans"?: Json | null,"trace_state"?: string | null,"trigger": Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"waited_ms"?: number,"waiting_since"?: string | null,"workflow_id": string,"workspace_id": string
                   }
                   Update: {
-                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"concurrency_key"?: string | null,"concurrency_key_limit"?: number | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"priority"?: number,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_spans"?: Json | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"waited_ms"?: number,"waiting_since"?: string | null,"workflow_id"?: string,"workspace_id"?: string
+                    "api_key_id"?: string | null,"attempt"?: number,"billing_account_id"?: string,"cancel_reason"?: string | null,"cancel_requested_at"?: string | null,"cancel_requested_by"?: Json | null,"concurrency_key"?: string | null,"concurrency_key_limit"?: number | null,"cost"?: Json | null,"cost_total"?: number,"created_at"?: string,"deployment_id"?: string | null,"deployment_version"?: number | null,"duration_ms"?: number | null,"ended_at"?: string | null,"error_code"?: string | null,"error_message"?: string | null,"failed_block"?: Json | null,"files"?: Json | null,"id"?: string,"input"?: Json | null,"lease_expires_at"?: string | null,"level"?: Database["public"]['Enums']["workflow_log_level"],"max_attempts"?: number,"mode"?: Database["public"]['Enums']["workflow_run_mode"],"output"?: Json | null,"park_attempt"?: number,"parked_until"?: string | null,"priority"?: number,"queue_message_id"?: number | null,"rerun_from_block"?: string | null,"rerun_of"?: string | null,"response"?: Json | null,"snapshot_id"?: string | null,"started_at"?: string | null,"status"?: Database["public"]['Enums']["workflow_run_status"],"trace_id"?: string,"trace_parent_span_id"?: string | null,"trace_span_id"?: string,"trace_spans"?: Json | null,"trace_state"?: string | null,"trigger"?: Database["public"]['Enums']["workflow_trigger"],"trigger_block_id"?: string | null,"triggered_by"?: string | null,"waited_ms"?: number,"waiting_since"?: string | null,"workflow_id"?: string,"workspace_id"?: string
                   }
                   Relationships: [
                     {
@@ -877,6 +877,26 @@ isOneToOne: false
 isOneToOne: false
       referencedRelation: "workflows"
       referencedColumns: ["workspace_id","id"]
+    }
+                  ]
+                },"workflow_trace_exporters": {
+                  Row: {
+                    "created_at": string,"created_by": string | null,"dropped_spans": number,"enabled": boolean,"endpoint": string,"exported_spans": number,"header_names": (string)[],"headers": Json | null,"last_error": string | null,"last_error_at": string | null,"last_exported_at": string | null,"updated_at": string,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "created_at"?: string,"created_by"?: string | null,"dropped_spans"?: number,"enabled"?: boolean,"endpoint": string,"exported_spans"?: number,"header_names"?: (string)[],"headers"?: Json | null,"last_error"?: string | null,"last_error_at"?: string | null,"last_exported_at"?: string | null,"updated_at"?: string,"workspace_id": string
+                  }
+                  Update: {
+                    "created_at"?: string,"created_by"?: string | null,"dropped_spans"?: number,"enabled"?: boolean,"endpoint"?: string,"exported_spans"?: number,"header_names"?: (string)[],"headers"?: Json | null,"last_error"?: string | null,"last_error_at"?: string | null,"last_exported_at"?: string | null,"updated_at"?: string,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workflow_trace_exporters_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: true
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
     }
                   ]
                 },"workflow_webhooks": {
@@ -947,6 +967,26 @@ isOneToOne: false
       foreignKeyName: "workspace_invitations_workspace_id_fkey"
       columns: ["workspace_id"]
 isOneToOne: false
+      referencedRelation: "workspaces"
+      referencedColumns: ["id"]
+    }
+                  ]
+                },"workspace_log_retention": {
+                  Row: {
+                    "log_retention_days": number,"updated_at": string,"updated_by": string | null,"workspace_id": string
+                  }
+                  ComputedFields: never
+                  Insert: {
+                    "log_retention_days": number,"updated_at"?: string,"updated_by"?: string | null,"workspace_id": string
+                  }
+                  Update: {
+                    "log_retention_days"?: number,"updated_at"?: string,"updated_by"?: string | null,"workspace_id"?: string
+                  }
+                  Relationships: [
+                    {
+      foreignKeyName: "workspace_log_retention_workspace_id_fkey"
+      columns: ["workspace_id"]
+isOneToOne: true
       referencedRelation: "workspaces"
       referencedColumns: ["id"]
     }
@@ -1034,13 +1074,13 @@ isOneToOne: false
         isSetofReturn: false
       } },
 "admit_chat_run":
-{ Args: { "p_cached_deployment_ids"?: (string)[],"p_conversation_id": string,"p_environment_version"?: number,"p_history_turns"?: number,"p_identifier": string,"p_lease_seconds"?: number,"p_message": string,"p_session": Json }; Returns: Json
+{ Args: { "p_cached_deployment_ids"?: (string)[],"p_conversation_id": string,"p_environment_version"?: number,"p_history_turns"?: number,"p_identifier": string,"p_lease_seconds"?: number,"p_message": string,"p_session": Json,"p_trace"?: Json }; Returns: Json
                            },
 "admit_trigger_run":
-{ Args: { "p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trigger": string,"p_trigger_block_id": string,"p_workflow_id": string }; Returns: Json
+{ Args: { "p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_trace"?: Json,"p_trigger": string,"p_trigger_block_id": string,"p_workflow_id": string }; Returns: Json
                            },
 "admit_workflow_run":
-{ Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_rerun_from_block"?: string,"p_rerun_of"?: string,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id"?: string }; Returns: Json
+{ Args: { "p_api_key"?: string,"p_cached_deployment_ids"?: (string)[],"p_environment_version"?: number,"p_idempotency_key"?: string,"p_input"?: Json,"p_lease_seconds"?: number,"p_mode"?: string,"p_request_hash"?: string,"p_rerun_from_block"?: string,"p_rerun_of"?: string,"p_trace"?: Json,"p_trigger"?: string,"p_user_id"?: string,"p_workflow_id"?: string }; Returns: Json
                            },
 "backfill_workflow_schedule":
 { Args: { "p_from": string,"p_schedule_id": string,"p_to": string }; Returns: Json
@@ -1067,6 +1107,9 @@ isOneToOne: false
 { Args: { "p_client": string,"p_code": string,"p_email": string,"p_identifier": string,"p_now"?: string }; Returns: Json
                            },
 "claim_alert_deliveries":
+{ Args: { "p_batch_size"?: number,"p_visibility_timeout"?: number }; Returns: Json
+                           },
+"claim_trace_exports":
 { Args: { "p_batch_size"?: number,"p_visibility_timeout"?: number }; Returns: Json
                            },
 "claim_webhook_deliveries":
@@ -1138,6 +1181,9 @@ isOneToOne: false
                            },
 "expire_workflow_approvals":
 { Args: { "p_now"?: string }; Returns: number
+                           },
+"expired_run_file_names":
+{ Args: { "p_execution_ids": (string)[],"p_limit"?: number,"p_workspace_id": string }; Returns: (string)[]
                            },
 "finish_workflow_run":
 { Args: { "p_checkpoints"?: Json,"p_duration_ms"?: number,"p_error"?: Json,"p_execution_id": string,"p_files"?: Json,"p_model_usage"?: Json,"p_output"?: Json,"p_response"?: Json,"p_status": string,"p_trace_spans"?: Json }; Returns: Json
@@ -1212,6 +1258,9 @@ isOneToOne: false
                            },
 "record_chat_turn":
 { Args: { "p_answer": string,"p_chat_id": string,"p_conversation_id": string,"p_execution_id": string,"p_message": string,"p_subject": string }; Returns: undefined
+                           },
+"record_trace_exports":
+{ Args: { "p_report": Json }; Returns: undefined
                            },
 "record_webhook_attempts":
 { Args: { "p_attempts": Json }; Returns: number
