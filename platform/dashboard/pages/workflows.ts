@@ -10,6 +10,8 @@ import { runFilterQuery, RUN_STATUSES, RUN_TRIGGERS, type RunFilter, runFilterOf
 import { durationText, spanWaterfall } from "../workflows/waterfall.ts";
 import { memberSession } from "../workflows/run-as-member.ts";
 import { waitingApprovalsSection } from "../workflows/waiting-approvals.ts";
+import { checkId, rpc } from "../workflows/stack-rpc.ts";
+import { createWorkflowForm, manageWorkflowForms, workflowManagementPages } from "./workflow-manage.ts";
 
 interface Workflow {
   id: string;
@@ -76,15 +78,6 @@ const RUNS_SHOWN = 20;
 /** Longest output shown in a trace span before it is cut. */
 const OUTPUT_CHARACTERS = 400;
 
-function checkId(id: string, what: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new DashboardError(404, `There is no ${what} ${id}`);
-  return id;
-}
-
-/** Calls a SQL function through the data API, as supabase.rpc does. */
-async function rpc<T>(stack: StackClient, name: string, args: Record<string, unknown>): Promise<T> {
-  return await stack.json<T>(`/rest/v1/rpc/${name}`, { method: "POST", json: args });
-}
 
 /** Trigger blocks that take input (an Input Format), each with its fields. */
 function inputTriggers(workflow: Workflow): { id: string; name: string; fields: InputField[] }[] {
@@ -163,6 +156,7 @@ function runSearch(base: string, filter: RunFilter): Markup {
  */
 export function workflowPages(stack: StackClient): Hono {
   const pages = new Hono();
+  pages.route("/", workflowManagementPages(stack));
 
   pages.get("/", async (c) => {
     const workspaces = await stack.json<{ id: string; name: string }[]>("/rest/v1/workspaces?select=id,name&order=name");
@@ -175,7 +169,7 @@ export function workflowPages(stack: StackClient): Hono {
 ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workflow.name}</a></td><td>${workflow.workflow_deployments[0]?.version ?? "not deployed"}</td><td>${workflow.updated_at}</td></tr>`)}
 </tbody></table>`}</section>`;
     });
-    return c.html(layout("Workflows", "Workflows", flashOf(c), html`${await waitingApprovalsSection(stack)}${content}`));
+    return c.html(layout("Workflows", "Workflows", flashOf(c), html`${await waitingApprovalsSection(stack)}<h2>New workflow</h2>${createWorkflowForm(workspaces)}${content}`));
   });
 
   pages.get("/runs/:id", async (c) => {
@@ -221,6 +215,7 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
     const base = `/workflows/${id}`;
     const triggers = inputTriggers(workflow);
     const content = html`<p><a href="/workflows">All workflows</a>${workflow.description ? html` · ${workflow.description}` : ""}</p>
+${manageWorkflowForms(workflow, active !== undefined)}
 <h2>Graph (draft)</h2>${graphSvg(workflow.state, `Graph of ${workflow.name}`)}
 ${blockConfigs(workflow.state)}
 <h2>Deployments</h2>
