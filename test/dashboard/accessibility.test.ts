@@ -15,14 +15,14 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const [user] = await sql<{ id: string }[]>`select id from auth.users order by created_at limit 1`;
   const [technician] = await sql<{ id: string }[]>`select id from public.tecnicos order by pontos_total desc limit 1`;
-  const [workflow] = await sql<{ id: string }[]>`select id from public.workflows order by created_at limit 1`;
+  const [workflow] = await sql<{ id: string; workspace_id: string }[]>`select id, workspace_id from public.workflows order by created_at limit 1`;
   const [run] = await sql<{ id: string }[]>`select id from public.workflow_executions order by created_at desc limit 1`;
   const [bucket] = await sql<{ id: string }[]>`select id from storage.buckets order by id limit 1`;
   const [level] = await sql<{ slug: string }[]>`select slug from public.niveis order by ordem limit 1`;
   paths.push(
     "/tables", "/tables/public/proposals", "/tables/public/workflows?sort=name&dir=desc",
     `/tables/public/niveis/edit?key=${encodeURIComponent(JSON.stringify({ slug: level.slug }))}`,
-    "/sql", "/auth", `/auth/users/${user.id}`, "/storage", "/mail", "/workflows", `/workflows/${workflow.id}`, `/workflows/${workflow.id}/state`,
+    "/sql", "/auth", `/auth/users/${user.id}`, "/storage", "/mail", "/workflows", `/workflows/${workflow.id}`, `/workflows/${workflow.id}/state`, `/workflows/workspaces/${workflow.workspace_id}`,
     "/gamification", `/gamification/technicians/${technician.id}`,
   );
   if (bucket) paths.push(`/storage/${bucket.id}`);

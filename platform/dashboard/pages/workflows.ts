@@ -11,6 +11,7 @@ import { durationText, spanWaterfall } from "../workflows/waterfall.ts";
 import { memberSession } from "../workflows/run-as-member.ts";
 import { waitingApprovalsSection } from "../workflows/waiting-approvals.ts";
 import { checkId, rpc } from "../workflows/stack-rpc.ts";
+import { workspaceSettingsPages } from "./workspace-settings.ts";
 import { createWorkflowForm, manageWorkflowForms, workflowManagementPages } from "./workflow-manage.ts";
 
 interface Workflow {
@@ -157,6 +158,7 @@ function runSearch(base: string, filter: RunFilter): Markup {
 export function workflowPages(stack: StackClient): Hono {
   const pages = new Hono();
   pages.route("/", workflowManagementPages(stack));
+  pages.route("/workspaces", workspaceSettingsPages(stack));
 
   pages.get("/", async (c) => {
     const workspaces = await stack.json<{ id: string; name: string }[]>("/rest/v1/workspaces?select=id,name&order=name");
@@ -165,7 +167,7 @@ export function workflowPages(stack: StackClient): Hono {
     );
     const content = workspaces.map((workspace) => {
       const own = workflows.filter((workflow) => workflow.workspace_id === workspace.id);
-      return html`<section><h2>${workspace.name}</h2>${own.length === 0 ? html`<p>No workflows.</p>` : html`<table class="workflows"><thead><tr><th>Workflow</th><th>Active version</th><th>Updated</th></tr></thead><tbody>
+      return html`<section><h2>${workspace.name}</h2><p><a href="/workflows/workspaces/${workspace.id}">API keys and environment variables of ${workspace.name}</a></p>${own.length === 0 ? html`<p>No workflows.</p>` : html`<table class="workflows"><thead><tr><th>Workflow</th><th>Active version</th><th>Updated</th></tr></thead><tbody>
 ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workflow.name}</a></td><td>${workflow.workflow_deployments[0]?.version ?? "not deployed"}</td><td>${workflow.updated_at}</td></tr>`)}
 </tbody></table>`}</section>`;
     });
