@@ -12,6 +12,7 @@ import { memberSession } from "../workflows/run-as-member.ts";
 import { waitingApprovalsSection } from "../workflows/waiting-approvals.ts";
 import { checkId, rpc } from "../workflows/stack-rpc.ts";
 import { workspaceSettingsPages } from "./workspace-settings.ts";
+import { subscriptionPages, subscriptionsSection } from "./webhook-subscriptions.ts";
 import { createWorkflowForm, manageWorkflowForms, workflowManagementPages } from "./workflow-manage.ts";
 
 interface Workflow {
@@ -159,6 +160,7 @@ export function workflowPages(stack: StackClient): Hono {
   const pages = new Hono();
   pages.route("/", workflowManagementPages(stack));
   pages.route("/workspaces", workspaceSettingsPages(stack));
+  pages.route("/", subscriptionPages(stack));
 
   pages.get("/", async (c) => {
     const workspaces = await stack.json<{ id: string; name: string }[]>("/rest/v1/workspaces?select=id,name&order=name");
@@ -195,10 +197,9 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
     const [workflow] = await stack.json<Workflow[]>(`/rest/v1/workflows?select=*&id=eq.${id}`);
     if (!workflow) throw new DashboardError(404, `There is no workflow ${id}`);
     const runFilter = runFilterOf(c.req.query());
-    const [deployments, runs, subscriptions, deliveries, schedules] = await Promise.all([
+    const [deployments, runs, deliveries, schedules] = await Promise.all([
       stack.json<Deployment[]>(`/rest/v1/workflow_deployments?select=version,note,is_active,created_at,activated_at&workflow_id=eq.${id}&order=version.desc`),
       stack.json<Execution[]>(`/rest/v1/workflow_executions?select=id,workflow_id,trigger,mode,status,deployment_version,created_at,duration_ms,error_message&workflow_id=eq.${id}${runFilterQuery(runFilter)}&order=created_at.desc&limit=${RUNS_SHOWN}`),
-      stack.json<{ id: string; url: string; active: boolean; level_filter: string[]; trigger_filter: string[]; created_at: string }[]>(`/rest/v1/webhook_subscriptions?select=id,url,active,level_filter,trigger_filter,created_at&workflow_id=eq.${id}&order=created_at`),
       stack.json<{ id: string; subscription_id: string; execution_id: string; status: string; attempts: number; redeliveries: number; last_status_code: number | null; last_error: string | null; created_at: string }[]>(`/rest/v1/webhook_deliveries?select=id,subscription_id,execution_id,status,attempts,redeliveries,last_status_code,last_error,created_at&workflow_id=eq.${id}&order=created_at.desc&limit=50`),
       stack.json<{ block_name: string; cron_expression: string; timezone: string; status: string; next_run_at: string | null; last_run_at: string | null; last_execution_id: string | null; consecutive_failures: number }[]>(`/rest/v1/workflow_schedules?select=*&workflow_id=eq.${id}&order=block_name`),
     ]);
@@ -240,10 +241,7 @@ ${runSearch(base, runFilter)}
 ${runs.length === 0 ? html`<p>${runFilter.active ? "No run matches." : "No runs yet."}</p>` : html`<table class="runs"><thead><tr><th>Run</th><th>Status</th><th>Trigger</th><th>Version</th><th>Duration</th><th>Error</th></tr></thead><tbody>
 ${runs.map((run) => html`<tr><td><a href="/workflows/runs/${run.id}">${run.created_at}</a></td><td>${run.status}</td><td>${run.trigger} (${run.mode})</td><td>${run.deployment_version ?? "draft"}</td><td>${durationText(run.duration_ms)}</td><td>${run.error_message ?? ""}</td></tr>`)}
 </tbody></table>`}
-<h2>Webhook subscriptions</h2>
-${subscriptions.length === 0 ? html`<p>No subscriptions.</p>` : html`<table class="subscriptions"><thead><tr><th>URL</th><th>Active</th><th>Levels</th><th>Triggers</th></tr></thead><tbody>
-${subscriptions.map((subscription) => html`<tr><td>${subscription.url}</td><td>${subscription.active ? "yes" : "no"}</td><td>${subscription.level_filter.join(", ")}</td><td>${subscription.trigger_filter.join(", ")}</td></tr>`)}
-</tbody></table>`}
+${await subscriptionsSection(stack, id)}
 <h3>Deliveries</h3>
 ${deliveries.length === 0 ? html`<p>No deliveries.</p>` : html`<table class="deliveries"><thead><tr><th>Created</th><th>Run</th><th>Status</th><th>Attempts</th><th>Redeliveries</th><th>Last answer</th><th></th></tr></thead><tbody>
 ${deliveries.map((delivery) => html`<tr data-delivery-id="${delivery.id}"><td>${delivery.created_at}</td><td><a href="/workflows/runs/${delivery.execution_id}">run</a></td><td class="delivery-status">${delivery.status}</td><td>${delivery.attempts}</td><td class="redeliveries">${delivery.redeliveries}</td><td>${delivery.last_status_code ?? ""} ${delivery.last_error ?? ""}</td>
