@@ -13,6 +13,7 @@ import { waitingApprovalsSection } from "../workflows/waiting-approvals.ts";
 import { checkId, rpc } from "../workflows/stack-rpc.ts";
 import { workspaceSettingsPages } from "./workspace-settings.ts";
 import { subscriptionPages, subscriptionsSection } from "./webhook-subscriptions.ts";
+import { schedulePages, schedulesSection } from "./schedules.ts";
 import { createWorkflowForm, manageWorkflowForms, workflowManagementPages } from "./workflow-manage.ts";
 
 interface Workflow {
@@ -154,13 +155,16 @@ function runSearch(base: string, filter: RunFilter): Markup {
  * deployments with the structural diff and promote/rollback (activate_deployment), a manual run of
  * the draft from its Input Format (POST /api/workflows/{id}/run as a workspace editor), its runs
  * with their trace spans, its webhook subscriptions and deliveries (redeliver_webhook) and its
- * schedules. Every action goes through the project's own SQL functions and endpoints.
+ * schedules. Managing workflows, workspaces' keys and variables, subscriptions and schedules are in
+ * their own files beside this one, mounted here. Every action goes through the project's own SQL
+ * functions and endpoints.
  */
 export function workflowPages(stack: StackClient): Hono {
   const pages = new Hono();
   pages.route("/", workflowManagementPages(stack));
   pages.route("/workspaces", workspaceSettingsPages(stack));
   pages.route("/", subscriptionPages(stack));
+  pages.route("/", schedulePages(stack));
 
   pages.get("/", async (c) => {
     const workspaces = await stack.json<{ id: string; name: string }[]>("/rest/v1/workspaces?select=id,name&order=name");
@@ -197,11 +201,10 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
     const [workflow] = await stack.json<Workflow[]>(`/rest/v1/workflows?select=*&id=eq.${id}`);
     if (!workflow) throw new DashboardError(404, `There is no workflow ${id}`);
     const runFilter = runFilterOf(c.req.query());
-    const [deployments, runs, deliveries, schedules] = await Promise.all([
+    const [deployments, runs, deliveries] = await Promise.all([
       stack.json<Deployment[]>(`/rest/v1/workflow_deployments?select=version,note,is_active,created_at,activated_at&workflow_id=eq.${id}&order=version.desc`),
       stack.json<Execution[]>(`/rest/v1/workflow_executions?select=id,workflow_id,trigger,mode,status,deployment_version,created_at,duration_ms,error_message&workflow_id=eq.${id}${runFilterQuery(runFilter)}&order=created_at.desc&limit=${RUNS_SHOWN}`),
       stack.json<{ id: string; subscription_id: string; execution_id: string; status: string; attempts: number; redeliveries: number; last_status_code: number | null; last_error: string | null; created_at: string }[]>(`/rest/v1/webhook_deliveries?select=id,subscription_id,execution_id,status,attempts,redeliveries,last_status_code,last_error,created_at&workflow_id=eq.${id}&order=created_at.desc&limit=50`),
-      stack.json<{ block_name: string; cron_expression: string; timezone: string; status: string; next_run_at: string | null; last_run_at: string | null; last_execution_id: string | null; consecutive_failures: number }[]>(`/rest/v1/workflow_schedules?select=*&workflow_id=eq.${id}&order=block_name`),
     ]);
     const active = deployments.find((deployment) => deployment.is_active);
     const diffVersion = c.req.query("diff");
@@ -247,10 +250,7 @@ ${deliveries.length === 0 ? html`<p>No deliveries.</p>` : html`<table class="del
 ${deliveries.map((delivery) => html`<tr data-delivery-id="${delivery.id}"><td>${delivery.created_at}</td><td><a href="/workflows/runs/${delivery.execution_id}">run</a></td><td class="delivery-status">${delivery.status}</td><td>${delivery.attempts}</td><td class="redeliveries">${delivery.redeliveries}</td><td>${delivery.last_status_code ?? ""} ${delivery.last_error ?? ""}</td>
 <td><form method="post" action="/workflows/deliveries/${delivery.id}/redeliver"><input type="hidden" name="workflow" value="${id}"><button type="submit">Redeliver</button></form></td></tr>`)}
 </tbody></table>`}
-<h2>Schedules</h2>
-${schedules.length === 0 ? html`<p>No schedules.</p>` : html`<table class="schedules"><thead><tr><th>Block</th><th>Cron</th><th>Status</th><th>Next run</th><th>Last run</th><th>Failures in a row</th></tr></thead><tbody>
-${schedules.map((schedule) => html`<tr><td>${schedule.block_name}</td><td><code>${schedule.cron_expression}</code> ${schedule.timezone}</td><td>${schedule.status}</td><td>${schedule.next_run_at ?? ""}</td><td>${schedule.last_execution_id ? html`<a href="/workflows/runs/${schedule.last_execution_id}">${schedule.last_run_at}</a>` : schedule.last_run_at ?? "never"}</td><td>${schedule.consecutive_failures}</td></tr>`)}
-</tbody></table>`}`;
+${await schedulesSection(stack, id)}`;
     return c.html(layout(workflow.name, "Workflows", flashOf(c), content));
   });
 
