@@ -15,14 +15,14 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const [user] = await sql<{ id: string }[]>`select id from auth.users order by created_at limit 1`;
   const [technician] = await sql<{ id: string }[]>`select id from public.tecnicos order by pontos_total desc limit 1`;
-  const [workflow] = await sql<{ id: string }[]>`select id from public.workflows order by created_at limit 1`;
+  const [workflow] = await sql<{ id: string; workspace_id: string }[]>`select id, workspace_id from public.workflows order by created_at limit 1`;
   const [run] = await sql<{ id: string }[]>`select id from public.workflow_executions order by created_at desc limit 1`;
   const [bucket] = await sql<{ id: string }[]>`select id from storage.buckets order by id limit 1`;
   const [level] = await sql<{ slug: string }[]>`select slug from public.niveis order by ordem limit 1`;
   paths.push(
     "/tables", "/tables/public/proposals", "/tables/public/workflows?sort=name&dir=desc",
     `/tables/public/niveis/edit?key=${encodeURIComponent(JSON.stringify({ slug: level.slug }))}`,
-    "/sql", "/auth", `/auth/users/${user.id}`, "/storage", "/mail", "/workflows", `/workflows/${workflow.id}`,
+    "/sql", "/auth", `/auth/users/${user.id}`, "/storage", "/mail", "/workflows", `/workflows/${workflow.id}`, `/workflows/${workflow.id}/state`, `/workflows/workspaces/${workflow.workspace_id}`,
     "/gamification", `/gamification/technicians/${technician.id}`,
   );
   if (bucket) paths.push(`/storage/${bucket.id}`);
@@ -54,7 +54,7 @@ describe("the dashboard's accessibility", () => {
     }
   }, 600_000);
 
-  it("has no serious or critical violation on a confirmation page, a SQL result and a SQL error", async () => {
+  it("has no serious or critical violation on confirmation pages, a SQL result, a SQL error and a draft's issues", async () => {
     const page = await openPage(browser, "/sql");
     await page.getByLabel(/^Statement/).fill("select slug, nome from public.niveis");
     await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Run", exact: true }).click()]);
@@ -65,6 +65,17 @@ describe("the dashboard's accessibility", () => {
     await page.goto(`${studioUrl}/tables/public/niveis`);
     await Promise.all([page.waitForNavigation(), page.locator("table.data-grid tbody tr").first().getByRole("button", { name: "Delete" }).click()]);
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Delete this row of public.niveis?");
+    await expectAccessible(page);
+    // A workflow's delete confirmation (not confirmed: nothing is deleted) and the draft editor's issues.
+    const [workflow] = await sql<{ id: string }[]>`select id from public.workflows order by created_at limit 1`;
+    await page.goto(`${studioUrl}/workflows/${workflow.id}`);
+    await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Delete workflow", exact: true }).click()]);
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toMatch(/^Delete .+\?$/);
+    await expectAccessible(page);
+    await page.goto(`${studioUrl}/workflows/${workflow.id}/state`);
+    await page.getByLabel("State (JSON)").fill('{"blocks": {}, "edges": [{"id": "e", "source": "a", "target": "b"}], "loops": {}, "parallels": {}}');
+    await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Check", exact: true }).click()]);
+    expect(await page.getByRole("region", { name: "Issues that stop saving" }).locator("li").count()).toBeGreaterThan(0);
     await expectAccessible(page);
     await page.context().close();
   }, 120_000);

@@ -10,6 +10,11 @@ import { runFilterQuery, RUN_STATUSES, RUN_TRIGGERS, type RunFilter, runFilterOf
 import { durationText, spanWaterfall } from "../workflows/waterfall.ts";
 import { memberSession } from "../workflows/run-as-member.ts";
 import { waitingApprovalsSection } from "../workflows/waiting-approvals.ts";
+import { checkId, rpc } from "../workflows/stack-rpc.ts";
+import { workspaceSettingsPages } from "./workspace-settings.ts";
+import { subscriptionPages, subscriptionsSection } from "./webhook-subscriptions.ts";
+import { schedulePages, schedulesSection } from "./schedules.ts";
+import { createWorkflowForm, manageWorkflowForms, workflowManagementPages } from "./workflow-manage.ts";
 
 interface Workflow {
   id: string;
@@ -76,15 +81,6 @@ const RUNS_SHOWN = 20;
 /** Longest output shown in a trace span before it is cut. */
 const OUTPUT_CHARACTERS = 400;
 
-function checkId(id: string, what: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new DashboardError(404, `There is no ${what} ${id}`);
-  return id;
-}
-
-/** Calls a SQL function through the data API, as supabase.rpc does. */
-async function rpc<T>(stack: StackClient, name: string, args: Record<string, unknown>): Promise<T> {
-  return await stack.json<T>(`/rest/v1/rpc/${name}`, { method: "POST", json: args });
-}
 
 /** Trigger blocks that take input (an Input Format), each with its fields. */
 function inputTriggers(workflow: Workflow): { id: string; name: string; fields: InputField[] }[] {
@@ -159,10 +155,16 @@ function runSearch(base: string, filter: RunFilter): Markup {
  * deployments with the structural diff and promote/rollback (activate_deployment), a manual run of
  * the draft from its Input Format (POST /api/workflows/{id}/run as a workspace editor), its runs
  * with their trace spans, its webhook subscriptions and deliveries (redeliver_webhook) and its
- * schedules. Every action goes through the project's own SQL functions and endpoints.
+ * schedules. Managing workflows, workspaces' keys and variables, subscriptions and schedules are in
+ * their own files beside this one, mounted here. Every action goes through the project's own SQL
+ * functions and endpoints.
  */
 export function workflowPages(stack: StackClient): Hono {
   const pages = new Hono();
+  pages.route("/", workflowManagementPages(stack));
+  pages.route("/workspaces", workspaceSettingsPages(stack));
+  pages.route("/", subscriptionPages(stack));
+  pages.route("/", schedulePages(stack));
 
   pages.get("/", async (c) => {
     const workspaces = await stack.json<{ id: string; name: string }[]>("/rest/v1/workspaces?select=id,name&order=name");
@@ -171,11 +173,11 @@ export function workflowPages(stack: StackClient): Hono {
     );
     const content = workspaces.map((workspace) => {
       const own = workflows.filter((workflow) => workflow.workspace_id === workspace.id);
-      return html`<section><h2>${workspace.name}</h2>${own.length === 0 ? html`<p>No workflows.</p>` : html`<table class="workflows"><thead><tr><th>Workflow</th><th>Active version</th><th>Updated</th></tr></thead><tbody>
+      return html`<section><h2>${workspace.name}</h2><p><a href="/workflows/workspaces/${workspace.id}">API keys and environment variables of ${workspace.name}</a></p>${own.length === 0 ? html`<p>No workflows.</p>` : html`<table class="workflows"><thead><tr><th>Workflow</th><th>Active version</th><th>Updated</th></tr></thead><tbody>
 ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workflow.name}</a></td><td>${workflow.workflow_deployments[0]?.version ?? "not deployed"}</td><td>${workflow.updated_at}</td></tr>`)}
 </tbody></table>`}</section>`;
     });
-    return c.html(layout("Workflows", "Workflows", flashOf(c), html`${await waitingApprovalsSection(stack)}${content}`));
+    return c.html(layout("Workflows", "Workflows", flashOf(c), html`${await waitingApprovalsSection(stack)}<h2>New workflow</h2>${createWorkflowForm(workspaces)}${content}`));
   });
 
   pages.get("/runs/:id", async (c) => {
@@ -199,12 +201,10 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
     const [workflow] = await stack.json<Workflow[]>(`/rest/v1/workflows?select=*&id=eq.${id}`);
     if (!workflow) throw new DashboardError(404, `There is no workflow ${id}`);
     const runFilter = runFilterOf(c.req.query());
-    const [deployments, runs, subscriptions, deliveries, schedules] = await Promise.all([
+    const [deployments, runs, deliveries] = await Promise.all([
       stack.json<Deployment[]>(`/rest/v1/workflow_deployments?select=version,note,is_active,created_at,activated_at&workflow_id=eq.${id}&order=version.desc`),
       stack.json<Execution[]>(`/rest/v1/workflow_executions?select=id,workflow_id,trigger,mode,status,deployment_version,created_at,duration_ms,error_message&workflow_id=eq.${id}${runFilterQuery(runFilter)}&order=created_at.desc&limit=${RUNS_SHOWN}`),
-      stack.json<{ id: string; url: string; active: boolean; level_filter: string[]; trigger_filter: string[]; created_at: string }[]>(`/rest/v1/webhook_subscriptions?select=id,url,active,level_filter,trigger_filter,created_at&workflow_id=eq.${id}&order=created_at`),
       stack.json<{ id: string; subscription_id: string; execution_id: string; status: string; attempts: number; redeliveries: number; last_status_code: number | null; last_error: string | null; created_at: string }[]>(`/rest/v1/webhook_deliveries?select=id,subscription_id,execution_id,status,attempts,redeliveries,last_status_code,last_error,created_at&workflow_id=eq.${id}&order=created_at.desc&limit=50`),
-      stack.json<{ block_name: string; cron_expression: string; timezone: string; status: string; next_run_at: string | null; last_run_at: string | null; last_execution_id: string | null; consecutive_failures: number }[]>(`/rest/v1/workflow_schedules?select=*&workflow_id=eq.${id}&order=block_name`),
     ]);
     const active = deployments.find((deployment) => deployment.is_active);
     const diffVersion = c.req.query("diff");
@@ -221,6 +221,7 @@ ${own.map((workflow) => html`<tr><td><a href="/workflows/${workflow.id}">${workf
     const base = `/workflows/${id}`;
     const triggers = inputTriggers(workflow);
     const content = html`<p><a href="/workflows">All workflows</a>${workflow.description ? html` · ${workflow.description}` : ""}</p>
+${manageWorkflowForms(workflow, active !== undefined)}
 <h2>Graph (draft)</h2>${graphSvg(workflow.state, `Graph of ${workflow.name}`)}
 ${blockConfigs(workflow.state)}
 <h2>Deployments</h2>
@@ -243,19 +244,13 @@ ${runSearch(base, runFilter)}
 ${runs.length === 0 ? html`<p>${runFilter.active ? "No run matches." : "No runs yet."}</p>` : html`<table class="runs"><thead><tr><th>Run</th><th>Status</th><th>Trigger</th><th>Version</th><th>Duration</th><th>Error</th></tr></thead><tbody>
 ${runs.map((run) => html`<tr><td><a href="/workflows/runs/${run.id}">${run.created_at}</a></td><td>${run.status}</td><td>${run.trigger} (${run.mode})</td><td>${run.deployment_version ?? "draft"}</td><td>${durationText(run.duration_ms)}</td><td>${run.error_message ?? ""}</td></tr>`)}
 </tbody></table>`}
-<h2>Webhook subscriptions</h2>
-${subscriptions.length === 0 ? html`<p>No subscriptions.</p>` : html`<table class="subscriptions"><thead><tr><th>URL</th><th>Active</th><th>Levels</th><th>Triggers</th></tr></thead><tbody>
-${subscriptions.map((subscription) => html`<tr><td>${subscription.url}</td><td>${subscription.active ? "yes" : "no"}</td><td>${subscription.level_filter.join(", ")}</td><td>${subscription.trigger_filter.join(", ")}</td></tr>`)}
-</tbody></table>`}
+${await subscriptionsSection(stack, id)}
 <h3>Deliveries</h3>
 ${deliveries.length === 0 ? html`<p>No deliveries.</p>` : html`<table class="deliveries"><thead><tr><th>Created</th><th>Run</th><th>Status</th><th>Attempts</th><th>Redeliveries</th><th>Last answer</th><th></th></tr></thead><tbody>
 ${deliveries.map((delivery) => html`<tr data-delivery-id="${delivery.id}"><td>${delivery.created_at}</td><td><a href="/workflows/runs/${delivery.execution_id}">run</a></td><td class="delivery-status">${delivery.status}</td><td>${delivery.attempts}</td><td class="redeliveries">${delivery.redeliveries}</td><td>${delivery.last_status_code ?? ""} ${delivery.last_error ?? ""}</td>
 <td><form method="post" action="/workflows/deliveries/${delivery.id}/redeliver"><input type="hidden" name="workflow" value="${id}"><button type="submit">Redeliver</button></form></td></tr>`)}
 </tbody></table>`}
-<h2>Schedules</h2>
-${schedules.length === 0 ? html`<p>No schedules.</p>` : html`<table class="schedules"><thead><tr><th>Block</th><th>Cron</th><th>Status</th><th>Next run</th><th>Last run</th><th>Failures in a row</th></tr></thead><tbody>
-${schedules.map((schedule) => html`<tr><td>${schedule.block_name}</td><td><code>${schedule.cron_expression}</code> ${schedule.timezone}</td><td>${schedule.status}</td><td>${schedule.next_run_at ?? ""}</td><td>${schedule.last_execution_id ? html`<a href="/workflows/runs/${schedule.last_execution_id}">${schedule.last_run_at}</a>` : schedule.last_run_at ?? "never"}</td><td>${schedule.consecutive_failures}</td></tr>`)}
-</tbody></table>`}`;
+${await schedulesSection(stack, id)}`;
     return c.html(layout(workflow.name, "Workflows", flashOf(c), content));
   });
 
