@@ -477,16 +477,19 @@ begin
     end if;
   end if;
 
-  -- 8. for a sync run: a slot (of the account, and of the flow control's key), or 429 before
-  -- anything is spent. The key and priority are resolved over the trigger's input (…034100).
+  -- 8. a slot (of the account, and of the flow control's key): a sync run without one answers 429
+  -- before anything is spent; an async one waits (below). The key and priority are resolved over the trigger's input (…034100).
   if v_flow ? 'concurrency' then
     v_flow_key := workflows_private.resolve_flow_template(v_flow #>> '{concurrency,key}', v_input);
   end if;
   v_priority := workflows_private.resolve_flow_priority(v_flow -> 'priority', v_input);
   select s.scopes, s.limits into v_scopes, v_limits
   from workflows_private.run_scopes(v_account, v_workflow_id, v_flow_key, (v_flow #>> '{concurrency,limit}')::integer) s;
+  -- Slots are locked before the account's meter in every mode, the order finish_workflow_run
+  -- releases and spends in too: a sync and an async admission (or a finish) of one account never
+  -- wait on each other crosswise, which deadlocked them when the async one spent first.
+  v_blocked := workflows_private.acquire_slots(v_scopes, v_limits);
   if p_mode = 'sync' then
-    v_blocked := workflows_private.acquire_slots(v_scopes, v_limits);
     if v_blocked is not null then
       if p_idempotency_key is not null then
         delete from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.execution_id = v_execution_id;
@@ -512,7 +515,7 @@ begin
     if p_idempotency_key is not null then
       delete from workflows_private.idempotency_keys k where k.workflow_id = p_workflow_id and k.key = p_idempotency_key and k.execution_id = v_execution_id;
     end if;
-    if p_mode = 'sync' then
+    if v_blocked is null then
       -- The slot taken above, given back in the same transaction: no waiter can have seen it.
       update workflows_private.concurrency_slots c set in_use = c.in_use - 1 where c.scope = any(v_scopes);
     end if;
@@ -530,7 +533,6 @@ begin
   -- The run and its base charge, in one statement. An async run over a limit gets no queue message:
   -- it waits (8).
   if p_mode = 'async' then
-    v_blocked := workflows_private.acquire_slots(v_scopes, v_limits);
     if v_blocked is null then
       select * into v_message_id from pgmq.send('workflow_runs', jsonb_build_object('executionId', v_execution_id));
     end if;

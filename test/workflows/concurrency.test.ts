@@ -2,7 +2,8 @@
  * Concurrent runs per billing account (issue 32 item 1, docs/flow-control.md) through the real
  * interfaces: a sync run over the account's limit is answered 429 CONCURRENCY_LIMIT_EXCEEDED with
  * Retry-After through HTTP; 50 async runs admitted at once from 8 database connections under a limit
- * of 1 all run, one at a time, as their recorded start and end times show.
+ * of 1 all run, one at a time, as their recorded start and end times show; sync and async
+ * admissions of one account racing from 8 connections never deadlock.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import postgres from "postgres";
@@ -76,5 +77,22 @@ describe("concurrent runs per account", () => {
       expect(runs[i].started_at.getTime()).toBeGreaterThanOrEqual(runs[i - 1].ended_at.getTime());
     }
     expect(await inUse()).toBe(0);
+  });
+
+  it("admits sync and async runs of one account at once from 8 connections without a deadlock", async () => {
+    // Both modes take the account's slot before its meter; when async spent first, the two orders deadlocked.
+    await setPlan(workspace.id, "free", { sync_per_minute: 1000, async_per_minute: 1000, concurrent_runs: 1000 });
+    const quick = await deployedWorkflow(workspace.members.editor, workspace.id, "Quick both", new WorkflowBuilder()
+      .block("api", "api_trigger", {}, { name: "API" })
+      .block("done", "response", { body: { ok: true } }, { name: "Done" })
+      .chain("api", "done").build());
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, n) => racers<{ answer: { status: number; executionId: string } }[]>`
+      select public.admit_workflow_run(p_workflow_id => ${quick}, p_trigger => 'api', p_mode => ${n % 2 === 0 ? "sync" : "async"}, p_api_key => ${key},
+        p_input => ${racers.json({ n })}) as answer`.then(([row]) => row.answer)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 60 }, (_, n) => (n % 2 === 0 ? 200 : 202)));
+    for (const [n, answer] of answers.entries()) {
+      if (n % 2 === 0) await sql`select public.finish_workflow_run(${answer.executionId}::uuid, 'completed', ${sql.json({ ok: true })}, null, ${sql.json([])})`;
+    }
+    await eventually("every slot to come back", inUse, (count) => count === 0, 120_000);
   });
 });
