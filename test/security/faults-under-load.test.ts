@@ -128,9 +128,9 @@ describe("faults under mixed load", () => {
     [stack, receiver] = await Promise.all([OwnStack.start(config, STACK_BOOT_MS), WebhookReceiver.start()]);
     sql = postgres(config.dbUrl, { max: 2, onnotice: () => {} });
     await sql`update platform.queue_workers set visibility_timeout = ${LEASE_SECONDS} where queue_name = 'workflow_runs'`;
-    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, usage_limit)
-      select billing_account_id, 100000, 100000, 100000 from public.workspaces w join public.workflows f on f.workspace_id = w.id where f.id = ${WORKFLOW}
-      on conflict (billing_account_id) do update set sync_per_minute = 100000, async_per_minute = 100000, usage_limit = 100000`;
+    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, usage_limit, concurrent_runs)
+      select billing_account_id, 100000, 100000, 100000, 1000 from public.workspaces w join public.workflows f on f.workspace_id = w.id where f.id = ${WORKFLOW}
+      on conflict (billing_account_id) do update set sync_per_minute = 100000, async_per_minute = 100000, usage_limit = 100000, concurrent_runs = 1000`;
     await sql.begin(async (tx) => {
       await tx`select set_config('role', 'service_role', true), set_config('request.jwt.claims', '{"role": "service_role"}', true)`;
       await tx`update public.webhook_subscriptions set active = false`;

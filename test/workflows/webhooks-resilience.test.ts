@@ -91,9 +91,11 @@ describe("completion webhooks when things break", () => {
     sql = postgres(config.dbUrl, { max: 2, onnotice: () => {} });
     receiver = await WebhookReceiver.start();
     await sql`update platform.queue_workers set visibility_timeout = 5 where queue_name = 'webhook_deliveries'`;
-    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, usage_limit)
-      select billing_account_id, 100000, 100000 from public.workflows w join public.workspaces s on s.id = w.workspace_id where w.id = ${WORKFLOW}
-      on conflict (billing_account_id) do update set sync_per_minute = excluded.sync_per_minute, usage_limit = excluded.usage_limit`;
+    // Runs are recorded many at a time in one transaction, past Free's 10 runs at once.
+    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, usage_limit, concurrent_runs)
+      select billing_account_id, 100000, 100000, 1000 from public.workflows w join public.workspaces s on s.id = w.workspace_id where w.id = ${WORKFLOW}
+      on conflict (billing_account_id) do update set sync_per_minute = excluded.sync_per_minute, usage_limit = excluded.usage_limit,
+        concurrent_runs = excluded.concurrent_runs`;
   }, STACK_BOOT_MS + 60_000);
 
   afterAll(async () => {
