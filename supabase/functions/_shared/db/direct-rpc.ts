@@ -188,37 +188,17 @@ export async function callAsService<Fn extends RpcName>(db: DirectDatabase, fn: 
  * Runs `public.<fn>(args)` as the caller and returns its result. Arguments are matched by name
  * and converted to the declared types by Postgres (json_to_record), as PostgREST does; names the
  * function does not declare are ignored and missing ones take their defaults.
- *
- * BEGIN, the settings, the call and COMMIT are pipelined on one reserved connection: one round
- * trip, and the server commits as soon as the call ends. With `sql.begin` the COMMIT went out only
- * once the answer had reached this instance and its event loop got round to it, and every row lock
- * the call took (a scoring's shared bucket counters) was held for that long: under 32 scorings in
- * flight, a third of the function's connections sat idle in a transaction (docs/performance.md,
- * "Scoring one action at a time"). A failed statement aborts the transaction, the server skips
- * nothing after it (each statement is its own Sync), and COMMIT then rolls back, so the connection
- * goes back to the pool clean either way.
  */
 export async function callAsCaller<Fn extends RpcName>(db: DirectDatabase, claims: JWTPayload, fn: Fn, args: RpcArgs<Fn>): Promise<RpcResult<Fn>> {
   const role = claims.role;
   if (!isApiRole(role)) throw new Error(`refusing to take role ${String(role)}`);
   const { call, parameters } = await callStatement(db, fn, args);
 
-  const tx = await db.sql.reserve();
-  try {
-    // allSettled: every statement's outcome is awaited (none left unhandled) before the
-    // connection is released, and the first failure, in statement order, is the one reported.
-    const [begun, configured, called, committed] = await Promise.allSettled([
-      tx`begin`,
-      tx`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
-        set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`,
-      tx.unsafe<{ result: RpcResult<Fn> }[]>(call, parameters, { prepare: true }),
-      tx`commit`,
-    ]);
-    for (const outcome of [begun, configured, called, committed]) {
-      if (outcome.status === "rejected") throw outcome.reason;
-    }
-    return onlyRow((called as PromiseFulfilledResult<{ result: RpcResult<Fn> }[]>).value).result;
-  } finally {
-    tx.release();
-  }
+  // Both statements are pipelined: one round trip, still executed in order inside the transaction.
+  const [, rows] = await db.sql.begin((tx) => [
+    tx`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true),
+      set_config('statement_timeout', ${STATEMENT_TIMEOUT}, true)`,
+    tx.unsafe<{ result: RpcResult<Fn> }[]>(call, parameters, { prepare: true }),
+  ]);
+  return onlyRow(rows).result;
 }
