@@ -17,9 +17,9 @@ import postgres from "postgres";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import type { WorkflowState } from "../supabase/functions/_shared/workflows/state/state-schema.ts";
 import { ascending, percentile, report, requiredEnv, verdict } from "./bench-support.ts";
+import { unlimitedDemoWorkspace } from "./demo-workspace.ts";
 
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
-const HELLO_API = "f5000000-0000-4000-8000-000000000003";
 const CHAIN_BLOCKS = 40;
 /** Measured requests of each kind, after WARMUP unmeasured ones. */
 const RUNS = 30;
@@ -38,13 +38,7 @@ export async function run(): Promise<void> {
   const url = requiredEnv("SUPABASE_URL");
   const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
   try {
-    const [{ workspace, account, builder }] = await sql<{ workspace: string; account: string; builder: string }[]>`
-      select w.workspace_id as workspace, ws.billing_account_id as account, w.created_by as builder
-      from public.workflows w join public.workspaces ws on ws.id = w.workspace_id where w.id = ${HELLO_API}`;
-    await sql`update public.billing_accounts set plan = 'enterprise' where id = ${account}`;
-    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, usage_limit)
-      values (${account}, 10000000, 10000000, 1000000000) on conflict (billing_account_id) do update
-      set sync_per_minute = excluded.sync_per_minute, async_per_minute = excluded.async_per_minute, usage_limit = excluded.usage_limit`;
+    const { workspace, builder } = await unlimitedDemoWorkspace(sql);
     const deploy = async (name: string, state: WorkflowState): Promise<string> => {
       const [{ id }] = await sql<{ id: string }[]>`insert into public.workflows (workspace_id, name, state, created_by) values (${workspace}, ${name}, ${sql.json(state as never)}, ${builder}) returning id`;
       await sql.begin(async (tx) => {

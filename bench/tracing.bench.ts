@@ -14,9 +14,9 @@ import postgres from "postgres";
 import { WorkflowBuilder } from "../supabase/functions/_shared/workflows/state/state-builder.ts";
 import { fetchFrom, simulatedClientAddress } from "../test/helpers/clients.ts";
 import { report, requiredEnv, verdict } from "./bench-support.ts";
+import { unlimitedDemoWorkspace } from "./demo-workspace.ts";
 
 const DEMO_KEY = "orb_local_only_demo_key_000000000000000000000000";
-const HELLO_API = "f5000000-0000-4000-8000-000000000003";
 const CONCURRENCY = 4;
 const REQUESTS = 120;
 const PHASES = 3;
@@ -38,13 +38,7 @@ export async function run(): Promise<void> {
   const url = requiredEnv("SUPABASE_URL");
   const sql = postgres(requiredEnv("SUPABASE_DB_URL"), { max: 2, onnotice: () => {} });
   try {
-    const [{ workspace, account, builder }] = await sql<{ workspace: string; account: string; builder: string }[]>`
-      select w.workspace_id as workspace, ws.billing_account_id as account, w.created_by as builder
-      from public.workflows w join public.workspaces ws on ws.id = w.workspace_id where w.id = ${HELLO_API}`;
-    await sql`update public.billing_accounts set plan = 'enterprise' where id = ${account}`;
-    await sql`insert into public.billing_account_overrides (billing_account_id, sync_per_minute, async_per_minute, usage_limit)
-      values (${account}, 10000000, 10000000, 1000000000) on conflict (billing_account_id) do update
-      set sync_per_minute = excluded.sync_per_minute, async_per_minute = excluded.async_per_minute, usage_limit = excluded.usage_limit`;
+    const { workspace, builder } = await unlimitedDemoWorkspace(sql);
     const state = new WorkflowBuilder()
       .block("api", "api_trigger", {}, { name: "API" })
       .block("b1", "function", { code: "return 1;" }, { name: "B1" })
